@@ -1,0 +1,36 @@
+# Two commands set up a fresh machine: `make run` and `make test` (both create .venv first).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+OUT ?= out
+EXTRAS ?= test,dev
+
+.PHONY: venv run test lint format samples eval bench clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: setup.py pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	touch $@
+
+run: venv
+	$(PY) -m beam_jobs.clean_html --input 'samples/*.warc.gz' --input 'samples/*.tar.gz' --output $(OUT)
+
+test: venv
+	$(PY) -m pytest -q
+
+lint: venv
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: venv
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+samples: venv
+	$(PY) -m samples.make_samples
+
+clean:
+	rm -rf $(OUT) build *.egg-info

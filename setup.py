@@ -1,0 +1,42 @@
+"""The clean-html distribution: the job, its transforms, and what workers must install.
+
+This is also the file given to ``--setup_file`` so that Dataflow and portable workers install
+the same package and pinned ranges as a local run.
+"""
+
+from setuptools import find_packages, setup
+
+BEAM = "apache-beam>=2.77.0,<3"
+
+setup(
+    name="clean-html",
+    version="0.1.0",
+    description="Apache Beam job: WARC, ARC and tar shards of HTML in, Parquet of clean text out.",
+    python_requires=">=3.10",
+    packages=find_packages(include=["beam_jobs", "beam_jobs.*", "transforms", "transforms.*"]),
+    install_requires=[
+        BEAM,
+        "selectolax>=1.0.2,<2",
+        "fastwarc>=2.0,<3",
+        "warcio>=1.7.4,<2",
+        "ftfy>=6.2,<7",
+        "charset-normalizer>=3.3,<4",
+        "brotli>=1.1,<2",
+        "zstandard>=0.22,<1",
+        "pyarrow>=14",
+        "pyyaml>=6,<7",
+    ],
+    extras_require={
+        "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],
+        "aws": [BEAM.replace("apache-beam", "apache-beam[aws]")],
+        "test": ["pytest>=8", "hypothesis>=6.100", "duckdb>=1.0", "pandas>=2.0", "psutil>=5.9"],
+        "dev": ["ruff>=0.6"],
+        "bench": [
+            "trafilatura>=2.0,<3",
+            "resiliparse>=0.15",
+            "matplotlib>=3.8",
+            "psutil>=5.9",
+            "py-spy>=0.3",
+        ],
+    },
+)

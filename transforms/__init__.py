@@ -1,0 +1,1 @@
+"""Reusable pieces of the clean-HTML job: reading archives, decoding, extraction, writing."""
