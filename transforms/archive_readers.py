@@ -1,0 +1,185 @@
+"""Iterate the records of one WARC, ARC or tar stream as ``ArchiveRecord``s.
+
+Each reader is a generator over an already-opened binary stream. Only candidate records
+(WARC ``response``/``resource``, ARC records, HTML members of a tar) carry a payload; every
+other record is still yielded, empty, so that it can be counted by type. A payload over
+``max_record_bytes`` is not read: the record comes out with ``reject_reason="too_large"``.
+
+WARC is read with FastWARC (fast, tolerant, reads gzip/zstd/LZ4 and whole-file gzip); ARC with
+warcio, the maintained reader that still knows ARC; tar with the standard library in stream
+mode, so that a tar.gz is never held in memory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import tarfile
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from fastwarc.warc import ArchiveIterator as WarcIterator
+from warcio.archiveiterator import ArchiveIterator as ArcIterator
+
+from transforms import reasons
+from transforms.records import ArchiveRecord
+
+__all__ = [
+    "ArchiveTruncated",
+    "HTML_SUFFIXES",
+    "clean_url",
+    "iter_arc",
+    "iter_tar",
+    "iter_warc",
+    "parse_warc_date",
+]
+
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml")
+# PAX header keys that carry a member's original URL (checked in this order).
+TAR_URL_KEYS = ("url", "URL", "WARC-Target-URI")
+
+
+def clean_url(url: str | None) -> str | None:
+    """Strip whitespace and the angle brackets some tools (wget) write around WARC-Target-URI."""
+    if url is None:
+        return None
+    url = url.strip()
+    if url.startswith("<") and url.endswith(">"):
+        url = url[1:-1].strip()
+    return url or None
+
+
+def parse_warc_date(value: str | None) -> datetime.datetime | None:
+    """A WARC-Date (ISO 8601, usually with ``Z``) as an aware UTC datetime; None if unparseable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        try:  # ARC dates: 14 digits, YYYYMMDDhhmmss
+            parsed = datetime.datetime.strptime(value[:14], "%Y%m%d%H%M%S")
+        except ValueError:
+            return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return parsed.astimezone(datetime.timezone.utc)
+
+
+def _too_large(size: int, cap: int) -> tuple[str, str]:
+    return reasons.TOO_LARGE, f"record payload is {size} bytes, over the cap of {cap}"
+
+
+class ArchiveTruncated(OSError):
+    """The stream ended inside a record: what came before it was read, the rest is missing."""
+
+
+def iter_warc(
+    stream: BinaryIO, source_file: str, *, max_record_bytes: int
+) -> Iterator[ArchiveRecord]:
+    """Records of a WARC file (1.0, 1.1, 0.17, 0.18; plain, per-record gzip, whole-file gzip, zstd, LZ4).
+
+    A record cut by the end of the file is yielded (marked truncated), then ``ArchiveTruncated``
+    is raised so that the file is reported as damaged.
+    """
+    for record in WarcIterator(stream, parse_http=False, fsspec_args=False):
+        headers = record.headers
+        record_type = str(record.record_type).rsplit(".", 1)[-1]
+        size = record.content_length
+        common = {
+            "source_file": source_file,
+            "record_id": record.record_id or f"offset:{record.stream_pos}",
+            "record_type": record_type,
+            "offset": record.stream_pos,
+            "url": clean_url(headers.get("WARC-Target-URI")),
+            "warc_date": record.record_date or parse_warc_date(headers.get("WARC-Date")),
+        }
+        if record_type not in reasons.CANDIDATE_TYPES:
+            got = record.consume()
+            yield ArchiveRecord(**common, truncated=got < size)
+        elif size > max_record_bytes:
+            reason, detail = _too_large(size, max_record_bytes)
+            yield ArchiveRecord(**common, reject_reason=reason, reject_detail=detail)
+            got = record.consume()
+        else:
+            payload = record.reader.read()
+            got = len(payload)
+            content_type = headers.get("Content-Type")
+            is_http = record_type == "response" and (
+                (content_type or "").lower().startswith("application/http")
+                or payload[:5] == b"HTTP/"
+            )
+            yield ArchiveRecord(
+                **common,
+                payload=payload,
+                is_http=is_http,
+                content_type=None if is_http else content_type,
+                truncated=headers.get("WARC-Truncated") is not None or got < size,
+            )
+        if got < size:
+            raise ArchiveTruncated(
+                f"file ends inside the record at offset {record.stream_pos}: {got} of {size} bytes"
+            )
+
+
+def iter_arc(
+    stream: BinaryIO, source_file: str, *, max_record_bytes: int
+) -> Iterator[ArchiveRecord]:
+    """Records of an ARC file (plain or gzip), each page read as a WARC response."""
+    records = ArcIterator(stream, arc2warc=True)
+    for record in records:
+        candidate = record.rec_type in reasons.CANDIDATE_TYPES
+        # Read the body before asking for the offset: warcio's offset look-up skips the body.
+        body = record.raw_stream.read(max_record_bytes + 1) if candidate else b""
+        offset = records.get_record_offset()
+        headers = record.rec_headers
+        # warcio invents a random WARC-Record-ID for ARC records; the offset is stable.
+        common = {
+            "source_file": source_file,
+            "record_id": f"offset:{offset}",
+            "record_type": record.rec_type,
+            "offset": offset,
+            "url": clean_url(headers.get_header("WARC-Target-URI")),
+            "warc_date": parse_warc_date(headers.get_header("WARC-Date")),
+        }
+        if not candidate:
+            yield ArchiveRecord(**common)
+        elif len(body) > max_record_bytes:
+            reason, detail = _too_large(int(record.length or len(body)), max_record_bytes)
+            yield ArchiveRecord(**common, reject_reason=reason, reject_detail=detail)
+        elif record.http_headers is not None:
+            yield ArchiveRecord(
+                **common, payload=record.http_headers.to_bytes() + body, is_http=True
+            )
+        else:
+            content_type = headers.get_header("Content-Type")
+            yield ArchiveRecord(**common, payload=body, content_type=content_type)
+
+
+def iter_tar(
+    stream: BinaryIO, source_file: str, *, max_record_bytes: int
+) -> Iterator[ArchiveRecord]:
+    """HTML members of a tar (plain, gzip, bzip2 or xz) at any depth; other members are skipped.
+
+    The URL is the member's PAX ``url`` header when the archive carries one, else its path.
+    """
+    with tarfile.open(fileobj=stream, mode="r|*") as archive:
+        for member in archive:
+            is_html = member.isfile() and member.name.lower().endswith(HTML_SUFFIXES)
+            url = next(
+                (member.pax_headers[k] for k in TAR_URL_KEYS if k in member.pax_headers), None
+            )
+            common = {
+                "source_file": source_file,
+                "record_id": member.name,
+                "record_type": "tar_member" if is_html else "tar_other",
+                "offset": member.offset,
+                "url": clean_url(url) or member.name,
+            }
+            if not is_html:
+                yield ArchiveRecord(**common)
+            elif member.size > max_record_bytes:
+                reason, detail = _too_large(member.size, max_record_bytes)
+                yield ArchiveRecord(**common, reject_reason=reason, reject_detail=detail)
+            else:
+                payload = archive.extractfile(member).read()
+                yield ArchiveRecord(**common, payload=payload, truncated=len(payload) < member.size)
