@@ -1,0 +1,184 @@
+"""The clean-HTML job: WARC, ARC and tar shards in; Parquet of title and main text out.
+
+    python -m beam_jobs.clean_html --input 'crawl/*.warc.gz' --input 'pages/*.tar.gz' \\
+        --output out/ [Beam options, e.g. --runner DataflowRunner ...]
+
+Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/part-*.parquet``
+(one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions
+
+from transforms.clean_html import CleanHtml
+from transforms.decode import DEFAULT_MAX_BYTES
+from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
+from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
+from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
+
+__all__ = ["CleanHtmlOptions", "JobFailed", "build_pipeline", "run"]
+
+DEFAULT_MAX_REJECT_RATIO = 0.5
+
+
+class JobFailed(RuntimeError):
+    """The pipeline ran, but its output must not be taken as a success."""
+
+
+class CleanHtmlOptions(PipelineOptions):
+    @classmethod
+    def _add_argparse_args(cls, parser):
+        parser.add_argument(
+            "--input",
+            action="append",
+            required=True,
+            help="File pattern of WARC, ARC or tar archives (local, gs://, s3://). Repeatable.",
+        )
+        parser.add_argument("--output", required=True, help="Output directory.")
+        parser.add_argument(
+            "--mode",
+            choices=("main", "full"),
+            default="main",
+            help="main: the page's main content (default); full: all visible text.",
+        )
+        parser.add_argument(
+            "--max_record_bytes",
+            type=int,
+            default=DEFAULT_MAX_RECORD_BYTES,
+            help="Records larger than this are rejected as too_large without being read.",
+        )
+        parser.add_argument(
+            "--max_decoded_bytes",
+            type=int,
+            default=DEFAULT_MAX_BYTES,
+            help="Bodies that decompress past this are rejected as too_large.",
+        )
+        parser.add_argument(
+            "--max_reject_ratio",
+            type=float,
+            default=DEFAULT_MAX_REJECT_RATIO,
+            help="Fail the job (after writing the summary) when rejects / documents exceeds this.",
+        )
+
+
+def _output_paths(output: str) -> dict[str, str]:
+    base = output.rstrip("/")
+    return {
+        "data": FileSystems.join(base, "data"),
+        "rejects": FileSystems.join(base, "rejects"),
+        "summary": FileSystems.join(base, SUMMARY_FILE),
+    }
+
+
+def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
+    """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise."""
+    paths = _output_paths(options.output)
+    records = (
+        pipeline
+        | "InputPatterns" >> beam.Create(options.input)
+        | "ReadArchives" >> ReadArchives(max_record_bytes=options.max_record_bytes)
+    )
+    cleaned = records.records | "CleanHtml" >> CleanHtml(
+        mode=options.mode, max_decoded_bytes=options.max_decoded_bytes
+    )
+    data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
+    reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
+        paths["rejects"], REJECT_SCHEMA
+    )
+    (
+        (cleaned.rows, cleaned.rejects, cleaned.skipped, records.files)
+        | "Summarize" >> Summarize()
+        | "WriteSummary" >> WriteSummary(paths["summary"], data_files, reject_files)
+    )
+
+
+def _check_inputs(patterns: Sequence[str]) -> None:
+    """Fail before launching when a pattern matches nothing: a typo must not look like success."""
+    for result in FileSystems.match(list(patterns)):
+        if not result.metadata_list:
+            raise JobFailed(f"--input {result.pattern!r} matches no file")
+
+
+def _clear_output(paths: dict[str, str]) -> None:
+    """Remove a previous run's shards and summary so that only this run's output remains."""
+    existing = [paths[k] for k in ("data", "rejects", "summary") if FileSystems.exists(paths[k])]
+    if existing:
+        FileSystems.delete(existing)
+
+
+def read_summary(output: str) -> dict[str, Any]:
+    with FileSystems.open(_output_paths(output)["summary"]) as f:
+        return json.loads(f.read().decode("utf-8"))
+
+
+def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str:
+    """A plain-text table of the summary counts, for the end of a run."""
+    lines = [
+        f"{'documents':<28}{summary['documents']:>10,}",
+        f"{'  rows':<28}{summary['rows']:>10,}",
+    ]
+    lines.append(f"{'  rejects':<28}{summary['rejects']:>10,}")
+    lines += [
+        f"{'    ' + reason:<28}{n:>10,}" for reason, n in summary["rejects_by_reason"].items()
+    ]
+    lines.append(f"{'skipped records':<28}{summary['skipped']:>10,}")
+    lines += [f"{'    ' + kind:<28}{n:>10,}" for kind, n in summary["skipped_by_type"].items()]
+    files = summary["files"]
+    lines.append(f"{'input files':<28}{files['count']:>10,}")
+    lines.append(f"{'  damaged':<28}{files['damaged']:>10,}")
+    if seconds is not None:
+        lines.append(f"{'wall time (s)':<28}{seconds:>10.1f}")
+        lines.append(f"{'documents/s':<28}{summary['documents'] / max(seconds, 1e-9):>10.1f}")
+    return "\n".join(lines)
+
+
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit."""
+    options = PipelineOptions(argv if argv is not None else sys.argv[1:])
+    options.view_as(SetupOptions).save_main_session = False
+    job = options.view_as(CleanHtmlOptions)
+    paths = _output_paths(job.output)
+    _check_inputs(job.input)
+    _clear_output(paths)
+
+    started = time.monotonic()
+    with beam.Pipeline(options=options) as pipeline:
+        build_pipeline(pipeline, job)
+    seconds = time.monotonic() - started
+
+    summary = read_summary(job.output)
+    print(
+        f"Output: {job.output.rstrip('/')}/{{data,rejects}}/part-*.parquet and {paths['summary']}"
+    )
+    print(format_summary(summary, seconds))
+    ratio = summary["rejects"] / summary["documents"] if summary["documents"] else 0.0
+    if ratio > job.max_reject_ratio:
+        raise JobFailed(
+            f"{summary['rejects']} of {summary['documents']} documents rejected ({ratio:.1%}), "
+            f"over --max_reject_ratio {job.max_reject_ratio:.1%}; see {paths['summary']}"
+        )
+    return summary
+
+
+def main() -> int:
+    logging.getLogger().setLevel(logging.INFO)
+    try:
+        run()
+    except JobFailed as e:
+        print(f"clean_html: FAILED: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

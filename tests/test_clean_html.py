@@ -1,0 +1,100 @@
+import apache_beam as beam
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from tests.builders import http_response, page
+from transforms import reasons
+from transforms.clean_html import CleanHtml, clean_record
+from transforms.extract import Extractor
+from transforms.records import ArchiveRecord
+
+HTML = page("Otters return to the river", "Otters were seen near the mill for the first time in years.")
+
+
+def response(body: bytes = HTML.encode(), **kwargs) -> ArchiveRecord:
+    return ArchiveRecord(
+        source_file="crawl.warc.gz",
+        record_id="<urn:uuid:1>",
+        record_type="response",
+        offset=10,
+        url="https://a.example/otters",
+        payload=http_response(body, **kwargs),
+        is_http=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return Extractor()
+
+
+def test_clean_record_keeps_a_page_with_provenance(extractor):
+    outcome, row = clean_record(response(), extractor)
+    assert outcome == "row"
+    assert "Otters were seen near the mill" in row["text"]
+    assert "Copyright" not in row["text"] and "tracking" not in row["text"]
+    assert "Otters return to the river" in row["title"]
+    assert row["http_status"] == 200 and row["content_type"] == "text/html"
+    assert row["charset"] == "utf-8" and row["charset_source"] == "http"
+    assert (row["source_file"], row["record_id"], row["record_offset"]) == ("crawl.warc.gz", "<urn:uuid:1>", 10)
+
+
+@pytest.mark.parametrize(
+    "record, reason",
+    [
+        (response(status="404 Not Found"), reasons.HTTP_STATUS),
+        (response(b"\x89PNG\r\n\x1a\n", headers=[("Content-Type", "image/png")]), reasons.NOT_HTML),
+        (response(b"<html><body><script>x()</script></body></html>"), reasons.NO_TEXT),
+        (response()._replace(payload=b"garbage without a status line"), reasons.BAD_HTTP),
+        (response()._replace(payload=b"", reject_reason=reasons.TOO_LARGE, reject_detail="big"), reasons.TOO_LARGE),
+    ],
+)
+def test_clean_record_rejects_with_a_reason(extractor, record, reason):
+    outcome, reject = clean_record(record, extractor)
+    assert outcome == "reject"
+    assert reject["reason"] == reason and reject["detail"]
+    assert reject["url"] == "https://a.example/otters" and reject["record_offset"] == 10
+
+
+def test_clean_record_turns_an_extractor_error_into_a_reject():
+    def broken(html, url):
+        raise RuntimeError("boom")
+
+    outcome, reject = clean_record(response(), broken)
+    assert outcome == "reject" and reject["reason"] == reasons.EXTRACT_ERROR and "boom" in reject["detail"]
+
+
+def test_clean_html_routes_every_record_and_counts_outcomes():
+    records = [
+        response(),
+        response(status="500 Internal Server Error")._replace(record_id="<urn:uuid:2>"),
+        ArchiveRecord("crawl.warc.gz", "<urn:uuid:3>", "request", 0),
+        ArchiveRecord("crawl.warc.gz", "<urn:uuid:4>", "metadata", 0),
+        ArchiveRecord("pages.tar", "a.html", "tar_member", 0, url="a.html", payload=HTML.encode()),
+    ]
+    pipeline = TestPipeline()
+    cleaned = pipeline | beam.Create(records) | CleanHtml()
+    assert_that(
+        cleaned.rows | beam.Map(lambda row: row["record_id"]),
+        equal_to(["<urn:uuid:1>", "a.html"]),
+        label="Rows",
+    )
+    assert_that(
+        cleaned.rejects | beam.Map(lambda rej: (rej["record_id"], rej["reason"])),
+        equal_to([("<urn:uuid:2>", reasons.HTTP_STATUS)]),
+        label="Rejects",
+    )
+    assert_that(
+        cleaned.skipped,
+        equal_to([("crawl.warc.gz", "request"), ("crawl.warc.gz", "metadata")]),
+        label="Skipped",
+    )
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = {c.key.metric.name: c.committed for c in result.metrics().query()["counters"]}
+    assert counters["documents"] == 3 and counters["rows"] == 2
+    assert counters[f"rejected:{reasons.HTTP_STATUS}"] == 1
+    assert counters["skipped:request"] == 1 and counters["skipped:metadata"] == 1
+    distributions = {d.key.metric.name: d.committed for d in result.metrics().query()["distributions"]}
+    assert distributions["html_bytes"].count == 2 and distributions["text_chars"].min > 0

@@ -1,0 +1,174 @@
+"""The run summary, computed inside the pipeline so that every runner writes it.
+
+``Summarize`` folds rows, rejects, skipped records and per-file stats into one dict; the
+``WriteSummary`` step writes it as ``_SUMMARY.json`` only after the Parquet shards are final, so
+a summary on disk means the run finished. Its top level holds the identity users check:
+``documents == rows + rejects``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.records import FileStats
+
+__all__ = ["SUMMARY_FILE", "Summarize", "WriteSummary", "check_summary"]
+
+SUMMARY_FILE = "_SUMMARY.json"
+
+
+def _new_file_entry() -> dict[str, Any]:
+    return {
+        "format": None,
+        "records": 0,
+        "bytes_read": 0,
+        "rows": 0,
+        "rejects": 0,
+        "skipped": 0,
+        "damaged": False,
+        "stopped_at": None,
+        "error": None,
+    }
+
+
+class _SummaryFn(beam.CombineFn):
+    """Accumulator: (rows, rejects by reason, skipped by type, per-file entries)."""
+
+    def create_accumulator(self):
+        return Counter(), Counter(), {}
+
+    def add_input(self, acc, event):
+        outcomes, skipped, files = acc
+        if isinstance(event, FileStats):
+            entry = files.setdefault(event.source_file, _new_file_entry())
+            entry.update(
+                format=event.format,
+                records=event.records,
+                bytes_read=event.bytes_read,
+                damaged=event.damaged,
+                stopped_at=event.stopped_at,
+                error=event.error,
+            )
+            return acc
+        kind, source_file, name = event
+        entry = files.setdefault(source_file, _new_file_entry())
+        if kind == "skipped":
+            skipped[name] += 1
+            entry["skipped"] += 1
+        else:
+            outcomes[name] += 1
+            entry["rows" if name == "row" else "rejects"] += 1
+        return acc
+
+    def merge_accumulators(self, accumulators):
+        outcomes, skipped, files = self.create_accumulator()
+        for acc_outcomes, acc_skipped, acc_files in accumulators:
+            outcomes.update(acc_outcomes)
+            skipped.update(acc_skipped)
+            for path, entry in acc_files.items():
+                merged = files.setdefault(path, _new_file_entry())
+                for key in ("rows", "rejects", "skipped"):
+                    merged[key] += entry[key]
+                if entry["format"] is not None:  # the reader's stats for this file
+                    for key in (
+                        "format",
+                        "records",
+                        "bytes_read",
+                        "damaged",
+                        "stopped_at",
+                        "error",
+                    ):
+                        merged[key] = entry[key]
+        return outcomes, skipped, files
+
+    def extract_output(self, acc):
+        outcomes, skipped, files = acc
+        rows = outcomes.pop("row", 0)
+        rejects_by_reason = dict(sorted(outcomes.items()))
+        rejects = sum(rejects_by_reason.values())
+        return {
+            "documents": rows + rejects,
+            "rows": rows,
+            "rejects": rejects,
+            "skipped": sum(skipped.values()),
+            "rejects_by_reason": rejects_by_reason,
+            "skipped_by_type": dict(sorted(skipped.items())),
+            "files": {
+                "count": len(files),
+                "damaged": sum(1 for entry in files.values() if entry["damaged"]),
+                "per_file": [{"source_file": path, **files[path]} for path in sorted(files)],
+            },
+        }
+
+
+class Summarize(beam.PTransform):
+    """Fold ``CleanHtml``'s outputs and ``ReadArchives``' file stats into one summary dict."""
+
+    def expand(self, pcolls):
+        rows, rejects, skipped, files = pcolls
+        events = (
+            rows | "RowEvents" >> beam.Map(lambda row: ("row", row["source_file"], "row")),
+            rejects
+            | "RejectEvents" >> beam.Map(lambda rej: ("reject", rej["source_file"], rej["reason"])),
+            skipped | "SkipEvents" >> beam.MapTuple(lambda path, kind: ("skipped", path, kind)),
+            files,
+        ) | "AllEvents" >> beam.Flatten()
+        return events | "Combine" >> beam.CombineGlobally(_SummaryFn())
+
+
+class _WriteSummaryFn(beam.DoFn):
+    def __init__(self, path: str):
+        self._path = path
+
+    def process(self, summary, data_files, reject_files):
+        summary = dict(
+            summary, output={"data": sorted(data_files), "rejects": sorted(reject_files)}
+        )
+        with FileSystems.create(self._path) as f:
+            f.write(json.dumps(summary, indent=2, sort_keys=False).encode("utf-8"))
+        yield summary
+
+
+class WriteSummary(beam.PTransform):
+    """Write the summary to ``path`` once the Parquet writes it is given have finished."""
+
+    def __init__(self, path: str, data_files, reject_files):
+        super().__init__()
+        self._path = path
+        self._data_files = data_files
+        self._reject_files = reject_files
+
+    def expand(self, summary):
+        return summary | "WriteJson" >> beam.ParDo(
+            _WriteSummaryFn(self._path),
+            data_files=beam.pvalue.AsList(self._data_files),
+            reject_files=beam.pvalue.AsList(self._reject_files),
+        )
+
+
+def check_summary(summary: dict[str, Any]) -> list[str]:
+    """The ways ``summary`` breaks the accounting identities; empty when it holds."""
+    problems = []
+    if summary["documents"] != summary["rows"] + summary["rejects"]:
+        problems.append("documents != rows + rejects")
+    if summary["rejects"] != sum(summary["rejects_by_reason"].values()):
+        problems.append("rejects != sum(rejects_by_reason)")
+    if summary["skipped"] != sum(summary["skipped_by_type"].values()):
+        problems.append("skipped != sum(skipped_by_type)")
+    per_file = summary["files"]["per_file"]
+    for key in ("rows", "rejects", "skipped"):
+        if sum(entry[key] for entry in per_file) != summary[key]:
+            problems.append(f"per-file {key} do not add up")
+    for entry in per_file:
+        expected = entry["rows"] + entry["rejects"] + entry["skipped"]
+        # An unreadable file yields no records but one reject.
+        if entry["records"] != expected and not (entry["records"] == 0 and entry["rejects"] == 1):
+            problems.append(
+                f"{entry['source_file']}: {entry['records']} records, {expected} outcomes"
+            )
+    return problems
