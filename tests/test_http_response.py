@@ -7,6 +7,8 @@ import zlib
 import brotli
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from transforms import reasons
 from transforms.errors import Reject
@@ -321,3 +323,27 @@ def test_zstd_bomb_stops_at_cap() -> None:
     bomb = b"".join(comp.compress(zeros) for _ in range(256)) + comp.flush()
     peak = _peak_while(lambda: decode_content(bomb, ["zstd"], max_bytes=4 * MIB))
     assert peak < 16 * MIB
+
+
+def test_truncated_brotli_keeps_what_decodes() -> None:
+    big = bytes(range(256)) * 4000
+    br = brotli.compress(big)
+    out = decode_content(br[: len(br) // 2], ["br"], max_bytes=MIB)
+    assert 0 < len(out) < len(big) and big.startswith(out)
+
+
+@pytest.mark.parametrize("body", [b"9", b'{ZUq<cmY9@E2"', b"<p>x"])
+def test_plain_text_that_parses_as_a_stream_is_kept(body: bytes) -> None:
+    # Each of these is a valid (tiny) brotli or raw deflate stream, or the start of one.
+    assert decode_content(body, ["deflate"], max_bytes=MIB) == body
+    assert decode_content(body, ["br"], max_bytes=MIB) == body
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=500),
+    coding=st.sampled_from(["gzip", "deflate", "br", "zstd", "gzip, br"]),
+)
+def test_html_under_a_lying_header_is_kept(text: str, coding: str) -> None:
+    body = ("<html>" + text).encode()
+    assert decode_content(body, [coding], max_bytes=MIB) == body

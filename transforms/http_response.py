@@ -245,8 +245,11 @@ def _too_large(coding: str, max_bytes: int) -> Reject:
     return Reject(reasons.TOO_LARGE, f"{coding} body inflates past {max_bytes} bytes")
 
 
-def _inflate(data: bytes, wbits: int, coding: str, max_bytes: int) -> bytes:
-    """zlib-family decompression with bounded output; concatenated gzip members are read."""
+def _inflate(data: bytes, wbits: int, coding: str, max_bytes: int) -> tuple[bytes, bool]:
+    """zlib-family decompression with bounded output; concatenated gzip members are read.
+
+    Returns the output and whether the stream ended properly (False for a truncated stream).
+    """
     out = bytearray()
     pending = data
     while pending:
@@ -266,11 +269,11 @@ def _inflate(data: bytes, wbits: int, coding: str, max_bytes: int) -> bytes:
             out += decomp.flush()  # truncated stream: keep what was inflated
             if len(out) > max_bytes:
                 raise _too_large(coding, max_bytes)
-            break
+            return bytes(out), False
         pending = decomp.unused_data
         if wbits != 31 or not pending.startswith(_GZIP_MAGIC):
             break  # trailing garbage after the stream is ignored
-    return bytes(out)
+    return bytes(out), True
 
 
 def _zlib_wbits(data: bytes) -> int:
@@ -282,7 +285,7 @@ def _zlib_wbits(data: bytes) -> int:
     return -15
 
 
-def _unbrotli(data: bytes, max_bytes: int) -> bytes:
+def _unbrotli(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
     decomp = brotli.Decompressor()
     out = bytearray()
     for offset in range(0, len(data), _STEP):
@@ -294,12 +297,12 @@ def _unbrotli(data: bytes, max_bytes: int) -> bytes:
             if len(out) > max_bytes:
                 raise _too_large("br", max_bytes)
             if decomp.is_finished():
-                return bytes(out)
+                return bytes(out), True
             piece = decomp.process(b"", output_buffer_limit=_STEP)
-    return bytes(out)
+    return bytes(out), decomp.is_finished()
 
 
-def _unzstd(data: bytes, max_bytes: int) -> bytes:
+def _unzstd(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
     reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
     out = bytearray()
     try:
@@ -311,7 +314,7 @@ def _unzstd(data: bytes, max_bytes: int) -> bytes:
         if not out:
             raise
         # Trailing garbage after decoded frames is ignored, as it is for gzip.
-    return bytes(out)
+    return bytes(out), True
 
 
 def _looks_like_text(data: bytes) -> bool:
@@ -323,7 +326,8 @@ def _looks_like_text(data: bytes) -> bool:
     return controls * 100 <= len(sample)
 
 
-def _decompress(data: bytes, coding: str, max_bytes: int) -> bytes:
+def _decompress(data: bytes, coding: str, max_bytes: int) -> tuple[bytes, bool]:
+    """Decompress one coding; the flag is False when the stream stopped before its end."""
     if coding in ("gzip", "x-gzip", "deflate"):
         return _inflate(data, _zlib_wbits(data), coding, max_bytes)
     if coding == "br":
@@ -341,11 +345,16 @@ def _decode_one(data: bytes, coding: str, max_bytes: int) -> bytes:
     if plain and magic is not None and not data.startswith(magic):
         return data  # the header lies: the body was stored already decoded
     try:
-        return _decompress(data, coding, max_bytes)
+        out, complete = _decompress(data, coding, max_bytes)
     except (zlib.error, brotli.error, zstandard.ZstdError) as exc:
         if plain:
             return data  # the header lies and the "compressed" body is text
         raise Reject(reasons.BAD_ENCODING, f"corrupt {coding} body: {str(exc)[:60]}") from None
+    if plain and not (complete and len(out) >= len(data) and _looks_like_text(out)):
+        # Text that merely parses as (part of) a stream, yielding less text than it holds: the
+        # header lies. Real compressed bodies are not "plain" and inflate to more than they are.
+        return data
+    return out  # a truncated stream (WARC-Truncated records) keeps what it decoded
 
 
 def decode_content(body: bytes, codings: Iterable[str], *, max_bytes: int) -> bytes:
