@@ -99,7 +99,9 @@ def parse_content_type(value: str | None) -> tuple[str, str | None]:
         return "", None
     mime, charset = "", None
     for part in value.split(","):
-        essence = part.split(";", 1)[0].strip().strip("\"'").lower()
+        # The first token, so that "text/html charset=utf-8" (no semicolon) still parses.
+        tokens = part.split(";", 1)[0].split()
+        essence = tokens[0].strip("\"'").lower() if tokens else ""
         if not _MIME.match(essence):
             continue
         match = _CHARSET_PARAM.search(part)
