@@ -348,3 +348,15 @@ def test_plain_text_that_parses_as_a_stream_is_kept(body: bytes) -> None:
 def test_html_under_a_lying_header_is_kept(text: str, coding: str) -> None:
     body = ("<html>" + text).encode()
     assert decode_content(body, [coding], max_bytes=MIB) == body
+
+
+@pytest.mark.parametrize("value", ["identity", "none", "", "identity, identity"])
+def test_identity_codings(value: str) -> None:
+    assert body_of(response({"Content-Encoding": value}, HTML)) == HTML
+
+
+def test_unknown_transfer_coding_is_bad_encoding() -> None:
+    err = reject_of(
+        body_of, response({"Transfer-Encoding": "bogus, chunked"}, b"4\r\n<p>x\r\n0\r\n\r\n")
+    )
+    assert err.reason == reasons.BAD_ENCODING and "bogus" in err.detail
