@@ -182,6 +182,13 @@ def test_wide_encodings_without_bom(codec: str) -> None:
     assert decode_text(data) == ("<html>" + RUSSIAN, codec, DETECTED)
 
 
+def test_utf16_without_bom_with_a_broken_code_unit() -> None:
+    data = ("<html>" + RUSSIAN).encode("utf-16-le") + b"\x00\xd8" + "<p>end".encode("utf-16-le")
+    result = decode_text(data)
+    assert (result.charset, result.source) == ("utf-16-le", DETECTED)
+    assert result.text.endswith("\ufffd<p>end")
+
+
 def test_guess_utf16_32_ignores_narrow_text() -> None:
     assert guess_utf16_32(RUSSIAN.encode("cp1251")) is None
     assert guess_utf16_32(b"\x00" * 3) is None

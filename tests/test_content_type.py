@@ -31,6 +31,8 @@ PAGE = b"<!DOCTYPE html>\n<html><head><title>x</title></head><body><p>hi</p></bo
         ("text/html, text/html; charset=big5", ("text/html", "big5")),
         ("text/html; charset=utf-8, application/json", ("text/html", "utf-8")),
         ("html", ("", None)),
+        ("text/html charset=gbk", ("text/html", "gbk")),
+        ('"text/html"', ("text/html", None)),
         ("; charset=utf-8", ("", None)),
         ("application/xhtml+xml; charset=utf-8", ("application/xhtml+xml", "utf-8")),
     ],

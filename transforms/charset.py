@@ -245,11 +245,12 @@ def detect_charset(data: bytes) -> str | None:
 
     UTF-16/32 by the NUL pattern comes first (ASCII in UTF-16 is also valid UTF-8), then strict
     UTF-8, then UTF-8 with a few stray bytes, then charset-normalizer on a bounded sample,
-    keeping only its answers that are WHATWG encodings.
+    keeping only its answers that are WHATWG encodings (and not UTF-16, which without the NUL
+    pattern would be a misreading).
     """
     wide = guess_utf16_32(data)
-    if wide is not None and _strict(data, wide) is not None:
-        return wide
+    if wide is not None:
+        return wide  # the NUL pattern is strong evidence, even if a few code units are broken
     if _strict(data, "utf-8") is not None:
         return "utf-8"
     if _mostly_utf8(data[:DETECT_SAMPLE_BYTES]):
@@ -258,7 +259,7 @@ def detect_charset(data: bytes) -> str | None:
     candidates = []
     for match in from_bytes(sample):
         codec = normalize_label(match.encoding)
-        if codec is not None and (codec not in _UTF16 or codec == wide):
+        if codec is not None and codec not in _UTF16:
             candidates.append((codec, match))
     if not candidates:
         return None

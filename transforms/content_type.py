@@ -99,7 +99,9 @@ def parse_content_type(value: str | None) -> tuple[str, str | None]:
         return "", None
     mime, charset = "", None
     for part in value.split(","):
-        essence = part.split(";", 1)[0].strip().strip("\"'").lower()
+        # The first token, so that "text/html charset=utf-8" (no semicolon) still parses.
+        tokens = part.split(";", 1)[0].split()
+        essence = tokens[0].strip("\"'").lower() if tokens else ""
         if not _MIME.match(essence):
             continue
         match = _CHARSET_PARAM.search(part)
@@ -189,10 +191,7 @@ def require_html(mime: str, data: bytes) -> str:
     as HTML is recorded as ``text/html``.
     """
     if not is_html(mime, data):
-        sniffed = (
-            ""
-            if mime in HTML_TYPES or mime not in GENERIC_TYPES | XML_TYPES
-            else ", not sniffed as HTML"
-        )
-        raise Reject(reasons.NOT_HTML, f"{mime[:80] or 'no content type'}{sniffed}")
+        sniffed = mime in GENERIC_TYPES or mime in XML_TYPES
+        suffix = ", not sniffed as HTML" if sniffed else ""
+        raise Reject(reasons.NOT_HTML, f"{mime[:80] or 'no content type'}{suffix}")
     return "text/html" if mime in GENERIC_TYPES else mime

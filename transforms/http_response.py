@@ -6,7 +6,8 @@ Crawled responses are messy: bare LF line endings, missing reason phrases, inter
 stable reason code, only what cannot be turned into a body.
 
 Decompression is streamed with a hard output cap so that a small compression bomb costs at most
-``max_bytes + 1`` bytes of output before it is rejected as ``TOO_LARGE``.
+``max_bytes + 1`` bytes of output (brotli: plus at most one decoder block, as its output limit
+is a soft one) before it is rejected as ``TOO_LARGE``.
 
 Only ``Transfer-Encoding`` and ``Content-Encoding`` describe the stored bytes. Common Crawl
 renames them to ``X-Crawler-Transfer-Encoding`` / ``X-Crawler-Content-Encoding`` when it has
@@ -49,6 +50,7 @@ _STATUS_LINE = re.compile(
     rb"[ \t]*HTTP/(\d{1,2}(?:\.\d{1,2})?)[ \t]+(\d{3})(?!\d)(.*)", re.I | re.S
 )
 _STATUS_START = re.compile(rb"[ \t]*HTTP/\d", re.I)
+_LEADING_NEWLINES = re.compile(rb"[\r\n]*")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _CHUNK_SIZE = re.compile(rb"^[ \t]*([0-9A-Fa-f]{1,16})[ \t]*(?:;.*)?$")
 
@@ -181,13 +183,16 @@ def parse_response(block: bytes, *, max_head: int = MAX_HEAD_BYTES) -> HttpRespo
     that does not start with an HTTP status line (HTTP/0.9-style bodies, garbage) or whose head
     is over ``max_head`` bytes raises ``Reject(BAD_HTTP)``.
     """
-    start = len(block) - len(block.lstrip(b"\r\n"))
+    start = _LEADING_NEWLINES.match(block).end()
+    head_start = start
     while True:
-        head, body_start = _split_head(block, start, max_head)
+        budget = max_head - (start - head_start)
+        if budget <= 0:
+            raise Reject(reasons.BAD_HTTP, f"HTTP head over {max_head} bytes")
+        head, body_start = _split_head(block, start, budget)
         version, status, reason, headers = _parse_head(head)
         if 100 <= status < 200 and _STATUS_START.match(block, body_start):
-            max_head -= body_start - start
-            start = body_start
+            start = body_start  # an interim response: the final one follows
             continue
         return HttpResponse(version, status, reason, headers, block[body_start:])
 
@@ -256,12 +261,15 @@ def _inflate(data: bytes, wbits: int, coding: str, max_bytes: int) -> tuple[byte
         decomp = zlib.decompressobj(wbits)
         for offset in range(0, len(pending), _STEP):
             chunk = pending[offset : offset + _STEP]
-            while chunk:
-                out += decomp.decompress(chunk, max_bytes + 1 - len(out))
+            while True:
+                want = min(_STEP, max_bytes + 1 - len(out))
+                piece = decomp.decompress(chunk, want)
+                out += piece
                 if len(out) > max_bytes:
                     raise _too_large(coding, max_bytes)
                 chunk = decomp.unconsumed_tail
-                if decomp.eof:
+                # A full piece with no input left may mean output is still pending: ask again.
+                if decomp.eof or (not chunk and len(piece) < want):
                     break
             if decomp.eof:
                 break
@@ -285,11 +293,18 @@ def _zlib_wbits(data: bytes) -> int:
     return -15
 
 
+def _brotli_limit(out: bytearray, max_bytes: int) -> int:
+    """The output to ask brotli for: a soft limit, it may return up to one block (~32 KiB) more."""
+    return max(1, min(_STEP, max_bytes + 1 - len(out)))
+
+
 def _unbrotli(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
     decomp = brotli.Decompressor()
     out = bytearray()
     for offset in range(0, len(data), _STEP):
-        piece = decomp.process(data[offset : offset + _STEP], output_buffer_limit=_STEP)
+        piece = decomp.process(
+            data[offset : offset + _STEP], output_buffer_limit=_brotli_limit(out, max_bytes)
+        )
         # Drain the output held back by the limit before feeding more input
         # (``can_accept_more_data`` is not reliable for this in brotli 1.2).
         while piece:
@@ -298,7 +313,7 @@ def _unbrotli(data: bytes, max_bytes: int) -> tuple[bytes, bool]:
                 raise _too_large("br", max_bytes)
             if decomp.is_finished():
                 return bytes(out), True
-            piece = decomp.process(b"", output_buffer_limit=_STEP)
+            piece = decomp.process(b"", output_buffer_limit=_brotli_limit(out, max_bytes))
     return bytes(out), decomp.is_finished()
 
 
