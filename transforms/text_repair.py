@@ -2,13 +2,28 @@
 
 Run on extracted text only, not whole pages: ftfy is slow on large inputs. Plain ASCII text
 cannot hold mojibake and is returned untouched without calling ftfy.
+
+ftfy fixes text line by line and pays a fixed cost per line (some 15 us), which on extracted
+text (hundreds of short lines and blank lines per page) cost as much as the extraction itself.
+So lines that no enabled ftfy step would change are passed over: a line is left alone when it
+holds none of the characters the character-level fixers act on, is already NFC, and ftfy's
+mojibake pattern (``BADNESS_RE``, the test behind ``ftfy.badness.is_bad``) finds nothing in it:
+ftfy's encoding fixer returns such a line unchanged. That pattern is only tried around runs of
+non-ASCII characters, since each of its matches holds one within its first three characters
+and is at most six long; a test checks this premise against ftfy's character classes.
+The result is the same as calling ``ftfy.fix_text`` on the whole text; a test checks this.
 """
 
 from __future__ import annotations
 
-import ftfy
+import re
+import unicodedata
+from collections.abc import Iterator
 
-__all__ = ["REPAIR_CONFIG", "repair_text"]
+import ftfy
+from ftfy.badness import BADNESS_RE
+
+__all__ = ["REPAIR_CONFIG", "looks_like_mojibake", "repair_text"]
 
 # Fix encoding mix-ups, but keep curly quotes, literal "&amp;" (entities were already
 # unescaped by the extractor), full-width characters and ligatures as the author wrote them.
@@ -22,8 +37,55 @@ REPAIR_CONFIG = ftfy.TextFixerConfig(
 )
 
 
+# Characters that one of ftfy's enabled character-level fixers would replace or remove: control
+# characters (remove_control_chars, remove_terminal_escapes), C1 controls (fix_c1_controls),
+# line breaks other than "\n" (fix_line_breaks) and lone surrogates (fix_surrogates).
+_FIXABLE_CHARS = re.compile(
+    "[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u2028\u2029\u206a-\u206f\ufeff\ufff9-\ufffc\ud800-\udfff]"
+)
+
+
+_NON_ASCII_RUN = re.compile("[^\x00-\x7f]+")
+# Every match of BADNESS_RE has a non-ASCII character at offset 0, 1 or 2 and is at most this long.
+_BADNESS_BEFORE = 2
+_BADNESS_LONGEST = 6
+
+
+def looks_like_mojibake(text: str) -> bool:
+    """``ftfy.badness.is_bad(text)``, searching only around runs of non-ASCII characters."""
+    size = len(text)
+    for run in _NON_ASCII_RUN.finditer(text):
+        start = max(run.start() - _BADNESS_BEFORE, 0)
+        if BADNESS_RE.search(text, start, min(run.end() + _BADNESS_LONGEST, size)):
+            return True
+    return False
+
+
+def _unchanged_by_ftfy(text: str) -> bool:
+    """True when ``ftfy.fix_text(text, REPAIR_CONFIG)`` would return ``text`` as it is."""
+    return (
+        _FIXABLE_CHARS.search(text) is None
+        and unicodedata.is_normalized("NFC", text)
+        and not looks_like_mojibake(text)
+    )
+
+
+def _segments(text: str) -> Iterator[str]:
+    """The pieces ``ftfy.fix_text`` fixes one at a time: lines, cut at ``max_decode_length``."""
+    limit = REPAIR_CONFIG.max_decode_length
+    pos = 0
+    while pos < len(text):
+        end = text.find("\n", pos) + 1 or len(text)
+        end = min(end, pos + limit)
+        yield text[pos:end]
+        pos = end
+
+
 def repair_text(text: str) -> str:
     """Repair mojibake such as "cafÃ©" -> "café" and normalize to NFC."""
-    if text.isascii():
+    if text.isascii() or _unchanged_by_ftfy(text):
         return text
-    return ftfy.fix_text(text, REPAIR_CONFIG)
+    return "".join(
+        segment if _unchanged_by_ftfy(segment) else ftfy.fix_text(segment, REPAIR_CONFIG)
+        for segment in _segments(text)
+    )
