@@ -1,0 +1,136 @@
+"""Run the Beam job as a subprocess and measure it: wall time, CPU time and RSS per process.
+
+The job runs as users run it (``python -m beam_jobs.clean_html``), with FnApiRunner in
+``multi_processing`` mode even for one worker, so that the SDK worker is its own process and
+its memory can be told apart from the runner's. A sampler thread walks the process tree every
+``SAMPLE_SECONDS`` and keeps each process's peak RSS; the process that runs the job is the
+runner, its descendants are the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import psutil
+
+__all__ = ["JobRun", "run_job"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_SECONDS = 0.1
+
+
+@dataclass
+class JobRun:
+    """What one job run cost: ``documents`` comes from the job's own summary."""
+
+    label: str
+    workers: int
+    documents: int
+    rows: int
+    seconds: float
+    cpu_seconds: float
+    runner_peak_rss_mb: float
+    worker_peak_rss_mb: list[float]
+    rss_timeline: list[tuple[float, float]] = field(default_factory=list)
+    output_files: list[str] = field(default_factory=list)
+    load_average: float = 0.0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class _TreeSampler(threading.Thread):
+    """Samples the RSS of a process and its descendants until stopped."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self._root = psutil.Process(pid)
+        self._stop_event = threading.Event()
+        self.peaks: dict[int, float] = {}
+        self.timeline: list[tuple[float, float]] = []  # (seconds, largest worker RSS)
+        self._t0 = time.perf_counter()
+
+    def run(self) -> None:
+        while not self._stop_event.is_set():
+            try:
+                procs = [self._root, *self._root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            worker_max = 0.0
+            for proc in procs:
+                try:
+                    rss = proc.memory_info().rss / 1e6
+                except psutil.Error:
+                    continue
+                self.peaks[proc.pid] = max(self.peaks.get(proc.pid, 0.0), rss)
+                if proc.pid != self._root.pid:
+                    worker_max = max(worker_max, rss)
+            self.timeline.append((round(time.perf_counter() - self._t0, 2), worker_max))
+            self._stop_event.wait(SAMPLE_SECONDS)
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+
+
+def run_job(
+    label: str,
+    inputs: list[Path],
+    output: Path,
+    *,
+    workers: int,
+    extra_args: list[str] | None = None,
+    python: str = sys.executable,
+) -> JobRun:
+    """Run the job on ``inputs`` into ``output`` with ``workers`` SDK worker processes."""
+    cmd = [python, "-m", "beam_jobs.clean_html", "--output", str(output)]
+    for path in inputs:
+        cmd += ["--input", str(path)]
+    cmd += [
+        "--runner",
+        "FnApiRunner",
+        "--direct_num_workers",
+        str(workers),
+        "--direct_running_mode",
+        "multi_processing",
+        *(extra_args or []),
+    ]
+    load = psutil.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    sampler = _TreeSampler(proc.pid)
+    sampler.start()
+    log, _ = proc.communicate()
+    seconds = time.perf_counter() - started
+    sampler.stop()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise RuntimeError(f"job {label} failed ({proc.returncode}):\n{log[-3000:]}")
+    summary = json.loads((output / "_SUMMARY.json").read_text(encoding="utf-8"))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    workers_rss = sorted(
+        (rss for pid, rss in sampler.peaks.items() if pid != proc.pid), reverse=True
+    )
+    return JobRun(
+        label=label,
+        workers=workers,
+        documents=summary["documents"],
+        rows=summary["rows"],
+        seconds=seconds,
+        cpu_seconds=cpu,
+        runner_peak_rss_mb=sampler.peaks.get(proc.pid, 0.0),
+        worker_peak_rss_mb=workers_rss[:workers],
+        rss_timeline=sampler.timeline,
+        output_files=summary.get("output", {}).get("data", []),
+        load_average=load,
+    )

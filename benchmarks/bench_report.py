@@ -1,0 +1,72 @@
+"""Turn ``bench/results.json`` into the markdown table, the ratios and the PNG chart.
+
+Rates are documents (WARC response records) per second. MB/s is input WARC.gz bytes per
+second: each configuration is charged the compressed bytes of the records it processed, so the
+figure converts directly into core-hours per 1 GB crawl file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["markdown", "write_chart"]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def markdown(results: dict) -> str:
+    """The benchmark table, ratios, start-up and memory lines as markdown."""
+    lines = [
+        f"Machine: {results['machine']['summary']}",
+        "",
+        _row(["configuration", "documents", "seconds", "pages/s", "MB/s in", "peak RSS MB"]),
+        _row(["---", "---:", "---:", "---:", "---:", "---:"]),
+    ]
+    for config in results["configurations"]:
+        lines.append(
+            _row(
+                [
+                    config["label"],
+                    _fmt(config["documents"]),
+                    _fmt(config["seconds"], 1),
+                    _fmt(config["pages_per_s"], 0),
+                    _fmt(config["mb_per_s"], 1),
+                    _fmt(config.get("peak_rss_mb")),
+                ]
+            )
+        )
+    lines.append("")
+    for name, value in results["ratios"].items():
+        lines.append(f"- {name}: **{value:.2f}**")
+    for text in results.get("notes", []):
+        lines.append(f"- {text}")
+    return "\n".join(lines)
+
+
+def write_chart(results: dict, path: Path) -> None:
+    """A horizontal bar chart of pages/s per configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    configs = [c for c in results["configurations"] if c["pages_per_s"]]
+    labels = [c["label"] for c in configs][::-1]
+    rates = [c["pages_per_s"] for c in configs][::-1]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(configs) + 1.2))
+    bars = ax.barh(labels, rates, color="#4C72B0")
+    ax.bar_label(bars, labels=[f"{r:,.0f}" for r in rates], padding=3, fontsize=8)
+    ax.set_xlabel("pages/s (higher is better)")
+    ax.set_title(f"clean-html throughput, {results['machine']['summary']}", fontsize=9)
+    ax.margins(x=0.15)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
