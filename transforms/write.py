@@ -1,14 +1,22 @@
 """Parquet output: the row and reject schemas, and the sinks that write them.
 
 Shards are ``part-SSSSS-of-NNNNN.parquet``, zstd-compressed, readable by pyarrow, pandas and
-DuckDB. Beam writes each shard to a temporary folder and renames it into place only when the
-whole write succeeds, so a failed run leaves no half-written shard under ``data/``.
+DuckDB, with row groups of about 16 MiB of Arrow data and files rotated at 256 MiB (see
+``transforms.parquet_shards``). Each shard is written to a temporary folder and renamed into
+place only when the whole write succeeds, so a failed run leaves no half-written shard under
+``data/``.
 """
 
 from __future__ import annotations
 
 import apache_beam as beam
 import pyarrow as pa
+
+from transforms.parquet_shards import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_ROW_GROUP_BYTES,
+    WriteSizedParquet,
+)
 
 __all__ = ["REJECT_SCHEMA", "ROW_SCHEMA", "WriteParquetShards"]
 
@@ -41,11 +49,6 @@ REJECT_SCHEMA = pa.schema(
     ]
 )
 
-SHARD_TEMPLATE = "-SSSSS-of-NNNNN"
-# Rows are buffered up to this many bytes of Arrow data before a row group is flushed: large
-# enough for good compression and fast column scans, small enough to keep worker memory flat.
-ROW_GROUP_BYTES = 64 * 1024 * 1024
-
 
 class WriteParquetShards(beam.PTransform):
     """Write dicts to ``<directory>/part-SSSSS-of-NNNNN.parquet`` with ``schema``.
@@ -53,20 +56,24 @@ class WriteParquetShards(beam.PTransform):
     The output is the PCollection of written file names, available once every shard is final.
     """
 
-    def __init__(self, directory: str, schema: pa.Schema, num_shards: int = 0):
+    def __init__(
+        self,
+        directory: str,
+        schema: pa.Schema,
+        *,
+        row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    ):
         super().__init__()
         self._directory = directory.rstrip("/")
         self._schema = schema
-        self._num_shards = num_shards
+        self._row_group_bytes = row_group_bytes
+        self._max_file_bytes = max_file_bytes
 
     def expand(self, rows):
-        return rows | "WriteToParquet" >> beam.io.WriteToParquet(
-            f"{self._directory}/part",
-            schema=self._schema,
-            codec="zstd",
-            row_group_buffer_size=ROW_GROUP_BYTES,
-            record_batch_size=1000,
-            file_name_suffix=".parquet",
-            num_shards=self._num_shards,
-            shard_name_template=SHARD_TEMPLATE,
+        return rows | "WriteSizedParquet" >> WriteSizedParquet(
+            self._directory,
+            self._schema,
+            row_group_bytes=self._row_group_bytes,
+            max_file_bytes=self._max_file_bytes,
         )
