@@ -167,7 +167,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     paths = _output_paths(job.output)
     files, size = _check_inputs(job.input)
     _clear_output(paths)
-    _LOG.info("clean_html: %d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
+    _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
@@ -190,7 +190,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 def main() -> int:
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
     )
     logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
     try:

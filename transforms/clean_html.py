@@ -111,7 +111,7 @@ class _CleanHtmlFn(beam.DoFn):
         if now - self._last_log >= PROGRESS_EVERY_SECONDS:
             self._last_log = now
             rate = self._done / (now - self._started)
-            _LOG.info("clean_html: %d documents done, %.0f documents/s", self._done, rate)
+            _LOG.info("%d documents done, %.0f documents/s", self._done, rate)
 
     def process(self, record):
         if record.reject_reason is None and record.record_type not in reasons.CANDIDATE_TYPES:
