@@ -23,6 +23,7 @@ from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, 
 from transforms.clean_html import CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
+from transforms.split_archives import DEFAULT_SPLIT_BYTES
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
@@ -70,6 +71,13 @@ class CleanHtmlOptions(PipelineOptions):
             help="Bodies that decompress past this are rejected as too_large.",
         )
         parser.add_argument(
+            "--split_archive_bytes",
+            type=int,
+            default=DEFAULT_SPLIT_BYTES,
+            help="WARC.gz files larger than this are read in ranges of about this size by "
+            "several workers; 0 reads every file whole.",
+        )
+        parser.add_argument(
             "--max_reject_ratio",
             type=float,
             default=DEFAULT_MAX_REJECT_RATIO,
@@ -92,7 +100,10 @@ def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
     records = (
         pipeline
         | "InputPatterns" >> beam.Create(options.input)
-        | "ReadArchives" >> ReadArchives(max_record_bytes=options.max_record_bytes)
+        | "ReadArchives"
+        >> ReadArchives(
+            max_record_bytes=options.max_record_bytes, split_bytes=options.split_archive_bytes
+        )
     )
     cleaned = records.records | "CleanHtml" >> CleanHtml(
         mode=options.mode, max_decoded_bytes=options.max_decoded_bytes

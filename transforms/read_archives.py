@@ -11,6 +11,7 @@ that it is counted as a reject rather than vanishing.
 from __future__ import annotations
 
 import logging
+from typing import NamedTuple
 
 import apache_beam as beam
 from apache_beam.io import fileio
@@ -22,6 +23,13 @@ from transforms import reasons
 from transforms.archive_formats import HEAD_BYTES, ReplayStream, UnknownFormat, sniff_format
 from transforms.archive_readers import iter_arc, iter_tar, iter_warc
 from transforms.records import ArchiveRecord, FileStats
+from transforms.split_archives import (
+    DEFAULT_SPLIT_BYTES,
+    FileRange,
+    MergeRangeStats,
+    plan_reads,
+    read_range,
+)
 
 _LOG = logging.getLogger(__name__)
 
@@ -92,7 +100,11 @@ class _ReadArchiveFn(beam.DoFn):
         self._records = Metrics.counter("read_archives", "records")
 
     def process(self, path):
-        for item in read_file(path, max_record_bytes=self._max_record_bytes):
+        if isinstance(path, FileRange):  # a piece of a large file (transforms.split_archives)
+            items = read_range(path, max_record_bytes=self._max_record_bytes)
+        else:
+            items = read_file(path, max_record_bytes=self._max_record_bytes)
+        for item in items:
             if isinstance(item, FileStats):
                 self._files.inc()
                 if item.damaged:
@@ -106,25 +118,37 @@ class _ReadArchiveFn(beam.DoFn):
                 yield item
 
 
+class ReadOutputs(NamedTuple):
+    records: beam.PCollection
+    files: beam.PCollection
+
+
 class ReadArchives(beam.PTransform):
     """Read WARC, ARC and tar archives matching file patterns.
 
-    Returns a ``DoOutputsTuple``: the main output (``[None]`` or ``.records``) is the
-    ``ArchiveRecord``s, ``.files`` the ``FileStats`` of each file.
+    Returns ``ReadOutputs``: ``.records`` is the ``ArchiveRecord``s, ``.files`` the
+    ``FileStats`` of each file. Files over ``split_bytes`` are read in ranges by several workers
+    (see ``transforms.split_archives``; 0 reads every file whole).
     """
 
-    def __init__(self, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
+    def __init__(
+        self,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        split_bytes: int = DEFAULT_SPLIT_BYTES,
+    ):
         super().__init__()
         self._max_record_bytes = max_record_bytes
+        self._split_bytes = split_bytes
 
     def expand(self, patterns):
-        return (
+        read = (
             patterns
             | "MatchFiles" >> fileio.MatchAll()
-            | "Paths" >> beam.Map(lambda metadata: metadata.path)
+            | "Paths" >> beam.FlatMap(plan_reads, self._split_bytes)
             | "SpreadFiles" >> beam.Reshuffle()
             | "ReadRecords"
             >> beam.ParDo(_ReadArchiveFn(self._max_record_bytes)).with_outputs(
                 FILES_TAG, main="records"
             )
         )
+        return ReadOutputs(read.records, read.files | "MergeRangeStats" >> MergeRangeStats())

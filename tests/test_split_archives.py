@@ -1,0 +1,102 @@
+"""Reading a large WARC.gz in byte ranges gives the same records and stats as reading it whole."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+from apache_beam.io.filesystem import FileMetadata
+
+from beam_jobs.clean_html import run
+from tests.builders import WarcEntry, http_response, page, write_warc
+from tests.conftest import read_output
+from transforms.read_archives import read_file
+from transforms.records import ArchiveRecord, FileStats
+from transforms.split_archives import (
+    FileRange,
+    find_record_start,
+    merge_stats,
+    plan_reads,
+    read_range,
+)
+
+
+def _entries(count: int) -> list[WarcEntry]:
+    entries = [WarcEntry("warcinfo", "", b"software: test\r\n")]
+    for i in range(count):
+        url = f"https://example.com/page/{i}"
+        body = page(f"Page {i}", f"Paragraph {i} " * 40, f"More text for page {i}.").encode()
+        entries += [
+            WarcEntry("request", url, f"GET /page/{i} HTTP/1.1\r\n\r\n".encode()),
+            WarcEntry("response", url, http_response(body, content_encoding="gzip" * (i % 2))),
+        ]
+    return entries
+
+
+def _metadata(path: Path) -> FileMetadata:
+    return FileMetadata(str(path), path.stat().st_size)
+
+
+def _read_all(path: Path, split_bytes: int) -> tuple[list[ArchiveRecord], list[FileStats]]:
+    records, stats = [], []
+    for item in plan_reads(_metadata(path), split_bytes):
+        source = (
+            read_range(item, max_record_bytes=1 << 20)
+            if isinstance(item, FileRange)
+            else read_file(item, max_record_bytes=1 << 20)
+        )
+        for out in source:
+            (stats if isinstance(out, FileStats) else records).append(out)
+    return records, stats
+
+
+def test_ranges_read_every_record_once_with_whole_file_offsets(tmp_path: Path) -> None:
+    path = write_warc(tmp_path / "big.warc.gz", _entries(60))
+    size = path.stat().st_size
+    plan = list(plan_reads(_metadata(path), size // 5))
+    assert len(plan) >= 4 and all(isinstance(p, FileRange) for p in plan)
+    assert plan[0].start == 0 and plan[-1].end == size
+    assert all(a.end == b.start for a, b in zip(plan, plan[1:], strict=False))
+
+    whole, whole_stats = _read_all(path, 0)
+    split, split_stats = _read_all(path, size // 5)
+    assert split == whole  # same records, same offsets and ids, same order
+    merged = merge_stats(split_stats)
+    assert merged.records == whole_stats[0].records == len(whole)
+    assert merged.bytes_read == size and not merged.damaged
+
+
+def test_small_and_unsplittable_files_are_read_whole(tmp_path: Path) -> None:
+    path = write_warc(tmp_path / "one-stream.warc", _entries(30), gzip_records=False)
+    single = tmp_path / "one-stream.warc.gz"  # one gzip stream for the whole file
+    single.write_bytes(gzip.compress(path.read_bytes()))
+    for candidate in (path, single):
+        assert list(plan_reads(_metadata(candidate), 1000)) == [str(candidate)]
+    small = write_warc(tmp_path / "small.warc.gz", _entries(3))
+    assert list(plan_reads(_metadata(small), 1 << 20)) == [str(small)]
+
+
+def test_record_start_skips_gzip_magic_that_is_not_a_warc_record(tmp_path: Path) -> None:
+    path = write_warc(tmp_path / "r.warc.gz", _entries(2))
+    other = gzip.compress(b"not a warc record")
+    junk = b"junk\x1f\x8b\x08junk"  # gzip magic, but no valid member behind it
+    data = junk + other + path.read_bytes()
+    assert find_record_start(io.BytesIO(data), 0) == len(junk) + len(other)
+    assert find_record_start(io.BytesIO(b"no member here" * 100), 0) is None
+
+
+def test_job_with_split_files_matches_the_job_without(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    path = write_warc(tmp_path / "in" / "big.warc.gz", _entries(40))
+    size = path.stat().st_size
+    outputs = {}
+    for name, split in (("whole", 0), ("split", size // 4)):
+        out = tmp_path / name
+        run(["--input", str(path), "--output", str(out), "--split_archive_bytes", str(split)])
+        rows, rejects, summary = read_output(out)
+        outputs[name] = (sorted((r["record_offset"], r["url"], r["text"]) for r in rows), summary)
+    assert outputs["split"][0] == outputs["whole"][0]
+    whole, split = outputs["whole"][1], outputs["split"][1]
+    assert split["files"] == whole["files"]
+    assert split["rows"] == whole["rows"] == 40
