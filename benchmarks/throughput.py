@@ -39,6 +39,11 @@ RUNS = BENCH / "runs"
 BENCH_FILES = 4
 PAGES_PER_FILE = 5000
 BIG_BYTES = 1 << 30
+BIG_RUNS = [
+    ("big-1", "1 GiB file, 1 worker", 1),
+    ("big-2-whole", "1 GiB file, 2 workers, not split", 2),
+    ("big-2-split", "1 GiB file, 2 workers, split by offsets", 2),
+]
 TRAFILATURA_PAGES = 500  # trafilatura runs ~10 pages/s here: a prefix of the same records
 PEER_PAGES = 5000
 
@@ -92,23 +97,62 @@ def _job(label: str, paths: list[Path], workers: int, extra: list[str] | None = 
     return run_job(label, paths, output, workers=workers, extra_args=extra).as_dict()
 
 
-def _config(label: str, documents: int, seconds: float, bytes_per_doc: float, rss) -> dict:
+def _config(
+    label: str,
+    documents: int,
+    seconds: float,
+    cpu_seconds: float | None,
+    bytes_per_doc: float,
+    rss: float | None,
+) -> dict:
+    """One line of the table: wall rate, rate per CPU-second, input MB/s, peak RSS."""
     rate = documents / seconds if seconds > 0 else None
     return {
         "label": label,
         "documents": documents,
         "seconds": seconds,
         "pages_per_s": rate,
+        "pages_per_cpu_s": documents / cpu_seconds if cpu_seconds else None,
         "mb_per_s": rate * bytes_per_doc / 1e6 if rate else None,
         "peak_rss_mb": rss,
     }
+
+
+def _worker_rss(job: dict) -> float:
+    return max(job["worker_peak_rss_mb"] or [0.0])
+
+
+def _job_configs(
+    jobs: dict, label: str, name: str, workers: int, idle: dict, per_doc: float
+) -> list[dict]:
+    """The wall line and the steady line (start-up and its CPU taken off) of one job run."""
+    job, base = jobs[label], idle[workers]
+    return [
+        _config(
+            f"{name}, wall",
+            job["documents"],
+            job["seconds"],
+            job["cpu_seconds"],
+            per_doc,
+            _worker_rss(job),
+        ),
+        _config(
+            f"{name}, steady (minus start-up)",
+            job["documents"],
+            job["seconds"] - base["seconds"],
+            job["cpu_seconds"] - base["cpu_seconds"],
+            per_doc,
+            _worker_rss(job),
+        ),
+    ]
 
 
 def run(args: argparse.Namespace) -> dict:
     BENCH.mkdir(exist_ok=True)
     RUNS.mkdir(parents=True, exist_ok=True)
     specs = [
-        ShardSpec(f"bench-{i}.warc.gz", i * args.pages, pages=args.pages) for i in range(args.files)
+        ShardSpec(f"bench-{i}-{args.pages}p.warc.gz", i * args.pages, pages=args.pages)
+        for i in range(args.files)
     ]
     specs += [ShardSpec("one-page.warc.gz", 0, pages=1), ShardSpec("1k.warc.gz", 0, pages=1000)]
     if args.big:
@@ -143,99 +187,109 @@ def run(args: argparse.Namespace) -> dict:
         "bench-1": _job("bench-1", bench, 1),
         "bench-2": _job("bench-2", bench, 2),
     }
+    if args.big:
+        big = paths[-1]
+        results["big"] = {"file": big.name, "bytes": big.stat().st_size}
+        jobs["big-1"] = _job("big-1", [big], 1)
+        jobs["big-2-whole"] = _job("big-2-whole", [big], 2, ["--split_archive_bytes", "0"])
+        jobs["big-2-split"] = _job("big-2-split", [big], 2)
     results["jobs"] = jobs
-    startup = {w: jobs[f"idle-{w}"]["seconds"] for w in (1, 2)}
-
-    def steady(label: str, workers: int) -> float:
-        return jobs[label]["documents"] / (jobs[label]["seconds"] - startup[workers])
-
-    ext = loops["extractor"]
+    idle = {w: jobs[f"idle-{w}"] for w in (1, 2)}
+    ext, floor = loops["extractor"], loops["floor"]
     t = ext["timers"]
-    clean_seconds = t["read"] + t["decode"] + t["extract"] + t["repair"]
     configs = [
         _config(
             "floor: read + decode + Lexbor parse",
-            documents,
-            loops["floor"]["seconds"],
+            floor["documents"],
+            floor["seconds"],
+            floor["cpu_seconds"],
             per_doc,
-            loops["floor"]["peak_rss_mb"],
+            floor["peak_rss_mb"],
         ),
         _config(
-            "extractor alone (plain loop)",
+            "extractor alone (plain loop, extract calls only)",
             ext["documents"],
             t["extract"],
+            ext["cpu_seconds"],
             per_doc,
             ext["peak_rss_mb"],
         ),
         _config(
             "read + decode + extract + ftfy (plain loop)",
             ext["documents"],
-            clean_seconds,
+            t["read"] + t["decode"] + t["extract"] + t["repair"],
+            None,
             per_doc,
             None,
         ),
     ]
     for peer in ("resiliparse", "trafilatura"):
         if peer in loops:
+            run_ = loops[peer]
             configs.append(
                 _config(
-                    f"{peer} (same loop, first {loops[peer]['documents']:,})",
-                    loops[peer]["documents"],
-                    loops[peer]["seconds"],
+                    f"{peer} (same loop, first {run_['documents']:,} documents)",
+                    run_["documents"],
+                    run_["seconds"],
+                    run_["cpu_seconds"],
                     per_doc,
-                    loops[peer]["peak_rss_mb"],
+                    run_["peak_rss_mb"],
                 )
             )
-    for workers in (1, 2):
-        job = jobs[f"bench-{workers}"]
-        rss = max(job["worker_peak_rss_mb"] or [0])
-        configs.append(
-            _config(
-                f"job, {workers} worker{'s' * (workers > 1)}, wall",
-                job["documents"],
-                job["seconds"],
-                per_doc,
-                rss,
-            )
-        )
-        configs.append(
-            _config(
-                f"job, {workers} worker{'s' * (workers > 1)}, steady (wall - start-up)",
-                job["documents"],
-                job["seconds"] - startup[workers],
-                per_doc,
-                rss,
-            )
-        )
-    results["startup_seconds"] = startup
-    job1, job2 = steady("bench-1", 1), steady("bench-2", 2)
-    extractor_rate = ext["documents"] / t["extract"]
-    floor_rate = documents / loops["floor"]["seconds"]
+    job1 = _job_configs(jobs, "bench-1", "job, 1 worker", 1, idle, per_doc)
+    job2 = _job_configs(jobs, "bench-2", "job, 2 workers", 2, idle, per_doc)
+    configs += job1 + job2
+    if "big" in results:
+        big_per_doc = results["big"]["bytes"] / jobs["big-1"]["documents"]
+        for label, name, workers in BIG_RUNS:
+            configs += _job_configs(jobs, label, name, workers, idle, big_per_doc)[1:]
+    steady1, steady2 = job1[1], job2[1]
+    ext_rate = configs[1]
     results["ratios"] = {
-        "job 1 worker / extractor loop (target >= 0.80)": job1 / extractor_rate,
-        "job 1 worker / floor": job1 / floor_rate,
-        "job 2 workers / job 1 worker (target >= 1.7)": job2 / job1,
+        "job 1 worker / extractor loop, wall (target >= 0.80)": steady1["pages_per_s"]
+        / ext_rate["pages_per_s"],
+        "job 1 worker / extractor loop, per CPU-second": steady1["pages_per_cpu_s"]
+        / ext_rate["pages_per_cpu_s"],
+        "job 1 worker / floor, wall": steady1["pages_per_s"] / configs[0]["pages_per_s"],
+        "job 2 workers / job 1 worker, wall (target >= 1.7)": steady2["pages_per_s"]
+        / steady1["pages_per_s"],
     }
-    idle = max(jobs["idle-1"]["worker_peak_rss_mb"] or [0])
-    mem_1k = max(jobs["1k-1"]["worker_peak_rss_mb"] or [0])
-    mem_all = max(jobs["bench-1"]["worker_peak_rss_mb"] or [0])
+    if "big" in results:
+        by_label = {c["label"]: c for c in configs}
+        whole, split = (by_label[f"{name}, steady (minus start-up)"] for _, name, _ in BIG_RUNS[1:])
+        results["ratios"]["1 GiB file, 2 workers: split / whole, wall"] = (
+            split["pages_per_s"] / whole["pages_per_s"]
+        )
+    idle_rss = _worker_rss(jobs["idle-1"])
+    mem_1k = _worker_rss(jobs["1k-1"])
+    mem_all = _worker_rss(jobs["bench-1"])
+    n_all = jobs["bench-1"]["documents"]
+    results["startup_seconds"] = {w: idle[w]["seconds"] for w in (1, 2)}
     results["memory"] = {
-        "idle_worker_mb": idle,
+        "idle_worker_mb": idle_rss,
         "after_1k_mb": mem_1k,
-        f"after_{jobs['bench-1']['documents']}_mb": mem_all,
-        "growth_over_idle_mb": mem_all - idle,
+        "after_all_mb": mem_all,
+        "pages_all": n_all,
+        "growth_over_idle_mb": mem_all - idle_rss,
+        "extractor_loop_growth_mb": ext["peak_rss_mb"] - ext["base_rss_mb"],
     }
     results["notes"] = [
-        f"start-up and fixed cost (job on a one-page shard): {startup[1]:.1f} s with 1 worker, "
-        f"{startup[2]:.1f} s with 2",
-        f"worker peak RSS: idle {idle:.0f} MB, after 1,000 pages {mem_1k:.0f} MB, after "
-        f"{jobs['bench-1']['documents']:,} pages {mem_all:.0f} MB (+{mem_all - idle:.0f} MB over "
-        "idle; target <= 30)",
-        f"CPU per 1,000 pages, job 1 worker (runner + worker): "
-        f"{1000 * jobs['bench-1']['cpu_seconds'] / jobs['bench-1']['documents']:.1f} s",
+        f"start-up and fixed cost (the job on a one-page shard): {idle[1]['seconds']:.1f} s "
+        f"with 1 worker, {idle[2]['seconds']:.1f} s with 2",
+        f"worker peak RSS: idle (one page) {idle_rss:.0f} MB, after 1,000 pages {mem_1k:.0f} MB, "
+        f"after {n_all:,} pages {mem_all:.0f} MB (+{mem_all - idle_rss:.0f} MB over idle; "
+        "target <= 30)",
+        "the plain extractor loop alone grows "
+        f"{ext['peak_rss_mb'] - ext['base_rss_mb']:.0f} MB over its start (the largest pages' "
+        "DOM and text)",
         f"load average when the 1-worker job started: {jobs['bench-1']['load_average']:.1f} "
-        f"(other processes share these {results['machine']['cores']} cores)",
+        f"on {results['machine']['cores']} cores",
     ]
+    if "big" in results:
+        results["notes"].append(
+            f"1 GiB file: {jobs['big-1']['documents']:,} pages; worker peak RSS "
+            f"{_worker_rss(jobs['big-1']):.0f} MB with 1 worker"
+        )
     results["configurations"] = configs
     results["seconds_total"] = time.perf_counter() - started
     return results
