@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 OUT ?= out
 EXTRAS ?= test,dev
 
-.PHONY: venv run test lint format samples eval bench clean
+.PHONY: venv run test lint format samples eval bench bench-big bench-deps clean
 
 venv: $(VENV)/.installed
 
@@ -38,3 +38,16 @@ clean:
 eval: venv
 	$(PY) -c "import trafilatura, resiliparse" 2>/dev/null || $(PY) -m pip install -q -e '.[bench]'
 	$(PY) benchmarks/quality.py
+
+# Throughput and memory benchmark (benchmarks/throughput.py): builds WARC.gz shards from
+# ../shared/corpus under bench/ (cached), then prints the table and writes bench/results.{json,md}
+# and bench/throughput.png. bench-big adds one 1 GiB WARC.gz (1, 2 and 2 split workers).
+bench-deps: venv
+	@$(PY) -c "import trafilatura, resiliparse, matplotlib, psutil" 2>/dev/null && test -x $(VENV)/bin/py-spy \
+		|| $(PY) -m pip install -q -e '.[bench]'
+
+bench: bench-deps
+	$(PY) benchmarks/throughput.py
+
+bench-big: bench-deps
+	$(PY) benchmarks/throughput.py --big

@@ -1,8 +1,8 @@
 """Profile the job with py-spy and say where the worker's time goes.
 
 py-spy samples the job and its SDK worker processes (``--subprocesses``) and writes collapsed
-stacks (``--format raw``: one ``frame;frame;... count`` line per distinct stack). Only the
-worker processes' samples are kept: the runner mostly waits. Each sample is charged to the
+stacks (``--format raw``: one ``frame;frame;... count`` line per distinct stack). py-spy samples only
+threads that are running, so the runner's waiting threads do not dilute the profile. Each sample is charged to the
 component of its deepest frame that belongs to the project or to a known library, so that a
 call into ``re`` or ``zlib`` counts for whoever made it.
 """
@@ -35,8 +35,13 @@ COMPONENTS: list[tuple[str, re.Pattern[str]]] = [
 _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^:()]+)(?::\d+)?\)$")
 
 
+_IMPORT = re.compile(r"^_find_and_load ")
+
+
 def _component(frames: list[str]) -> tuple[str, str]:
     """The component and the function of the deepest recognised frame of one stack."""
+    if any(_IMPORT.match(frame) for frame in frames):
+        return "start-up (imports)", "module imports"
     for frame in reversed(frames):
         match = _FRAME.match(frame)
         if not match:
@@ -80,8 +85,14 @@ def summarise_collapsed(text: str, process_filter: str = "sdk_worker_main") -> d
     }
 
 
-def profile_job(job_cmd: list[str], raw_out: Path, rate: int = 100) -> dict | None:
-    """Run ``job_cmd`` under py-spy and summarise it; None when py-spy is unavailable."""
+def profile_job(
+    job_cmd: list[str], raw_out: Path, rate: int = 100, process_filter: str = ""
+) -> dict | None:
+    """Run ``job_cmd`` under py-spy and summarise it; None when py-spy is unavailable.
+
+    Run the job with ``--direct_running_mode in_memory`` so that the worker is a thread of the
+    profiled process, or pass ``process_filter="sdk_worker_main"`` to keep only worker processes.
+    """
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(py_spy).exists():
         return None
@@ -91,4 +102,4 @@ def profile_job(job_cmd: list[str], raw_out: Path, rate: int = 100) -> dict | No
     if done.returncode != 0 or not raw_out.exists():
         print(f"py-spy failed ({done.returncode}): {done.stderr[-500:]}", file=sys.stderr)
         return None
-    return summarise_collapsed(raw_out.read_text(encoding="utf-8"))
+    return summarise_collapsed(raw_out.read_text(encoding="utf-8"), process_filter)

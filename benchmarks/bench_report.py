@@ -60,6 +60,27 @@ def markdown(results: dict) -> str:
         lines.append(f"- {name}: **{value:.2f}**")
     for text in results.get("notes", []):
         lines.append(f"- {text}")
+    if results.get("profile"):
+        lines += ["", _profile_markdown(results["profile"])]
+    if results.get("parquet"):
+        from benchmarks.bench_parquet import markdown as parquet_markdown
+
+        lines += ["", "Parquet sizing:", "", parquet_markdown(results["parquet"])]
+    return "\n".join(lines)
+
+
+def _profile_markdown(profile: dict) -> str:
+    """Where the worker's time goes (py-spy samples), and the top functions after the extractor."""
+    lines = [
+        f"Profile of the job (py-spy, {profile['samples']:,} samples of the worker):",
+        "",
+        "| component | share of samples |",
+        "|---|---:|",
+    ]
+    lines += [f"| {name} | {share:.1%} |" for name, share in profile["components"].items()]
+    lines += ["", "Top functions outside the extractor (self + callees in libraries):", ""]
+    others = [(f, s) for f, s in profile["top_functions"] if not f.startswith("extractor")]
+    lines += [f"- {share:.1%} {function}" for function, share in others[:10]]
     return "\n".join(lines)
 
 

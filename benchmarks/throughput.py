@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_parquet import measure_row_groups  # noqa: E402
+from benchmarks.bench_profile import profile_job  # noqa: E402
 from benchmarks.bench_report import markdown, write_chart  # noqa: E402
 from benchmarks.bench_shards import CORPUS, ShardSpec, build_shards, corpus_available  # noqa: E402
 
@@ -145,6 +147,17 @@ def _job_configs(
             _worker_rss(job),
         ),
     ]
+
+
+def _profile(shard: Path) -> dict | None:
+    """py-spy over the job on one shard, the worker in-process so that one profile holds it."""
+    print("  profile (py-spy) ...", flush=True)
+    output = RUNS / "out-profile"
+    shutil.rmtree(output, ignore_errors=True)
+    cmd = [sys.executable, "-m", "beam_jobs.clean_html", "--input", str(shard)]
+    cmd += ["--output", str(output), "--runner", "FnApiRunner", "--direct_num_workers", "1"]
+    cmd += ["--direct_running_mode", "in_memory"]
+    return profile_job(cmd, BENCH / "profile.txt")
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -291,6 +304,10 @@ def run(args: argparse.Namespace) -> dict:
             f"{_worker_rss(jobs['big-1']):.0f} MB with 1 worker"
         )
     results["configurations"] = configs
+    if not args.no_profile:
+        results["profile"] = _profile(bench[0])
+    print("  Parquet sizing ...", flush=True)
+    results["parquet"] = measure_row_groups(RUNS / "out-bench-1" / "data", bench_bytes)
     results["seconds_total"] = time.perf_counter() - started
     return results
 
@@ -299,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--big", action="store_true", help="add the 1 GiB single-file runs")
     parser.add_argument("--no-peers", action="store_true", help="skip resiliparse/trafilatura")
+    parser.add_argument("--no-profile", action="store_true", help="skip the py-spy profile")
     parser.add_argument("--files", type=int, default=BENCH_FILES)
     parser.add_argument("--pages", type=int, default=PAGES_PER_FILE, help="pages per shard")
     args = parser.parse_args(argv)
