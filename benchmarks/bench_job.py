@@ -38,6 +38,7 @@ class JobRun:
     cpu_seconds: float
     runner_peak_rss_mb: float
     worker_peak_rss_mb: list[float]
+    runner_cpu_seconds: float = 0.0
     rss_timeline: list[tuple[float, float]] = field(default_factory=list)
     output_files: list[str] = field(default_factory=list)
     load_average: float = 0.0
@@ -54,6 +55,7 @@ class _TreeSampler(threading.Thread):
         self._root = psutil.Process(pid)
         self._stop_event = threading.Event()
         self.peaks: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}  # last CPU seconds seen per process
         self.timeline: list[tuple[float, float]] = []  # (seconds, largest worker RSS)
         self._t0 = time.perf_counter()
 
@@ -67,8 +69,10 @@ class _TreeSampler(threading.Thread):
             for proc in procs:
                 try:
                     rss = proc.memory_info().rss / 1e6
+                    times = proc.cpu_times()
                 except psutil.Error:
                     continue
+                self.cpu[proc.pid] = times.user + times.system
                 self.peaks[proc.pid] = max(self.peaks.get(proc.pid, 0.0), rss)
                 if proc.pid != self._root.pid:
                     worker_max = max(worker_max, rss)
@@ -129,6 +133,7 @@ def run_job(
         seconds=seconds,
         cpu_seconds=cpu,
         runner_peak_rss_mb=sampler.peaks.get(proc.pid, 0.0),
+        runner_cpu_seconds=sampler.cpu.get(proc.pid, 0.0),
         worker_peak_rss_mb=workers_rss[:workers],
         rss_timeline=sampler.timeline,
         output_files=summary.get("output", {}).get("data", []),

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from transforms.decode import Reject, decode_document  # noqa: E402
 from transforms.read_archives import read_file  # noqa: E402
 from transforms.records import ArchiveRecord  # noqa: E402
+from transforms.worker_memory import release_large_blocks  # noqa: E402
 
 __all__ = ["LOOPS", "rss_mb", "run_loop"]
 
@@ -78,6 +79,7 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
 
     from transforms.text_repair import repair_text
 
+    release_large_blocks()  # as the job's workers do, so that memory compares like for like
     call = None if name == "floor" else _peer(name)
     base_rss = rss_mb()
     timers = {"read": 0.0, "decode": 0.0, "parse": 0.0, "extract": 0.0, "repair": 0.0}

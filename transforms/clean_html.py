@@ -20,6 +20,7 @@ from transforms.decode import DEFAULT_MAX_BYTES, Reject, decode_document
 from transforms.extract import Extractor
 from transforms.records import ArchiveRecord
 from transforms.text_repair import repair_text
+from transforms.worker_memory import release_large_blocks
 
 _LOG = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class _CleanHtmlFn(beam.DoFn):
         self._text_chars = Metrics.distribution(NAMESPACE, "text_chars")
 
     def setup(self):
+        release_large_blocks()  # keep big pages' memory out of the heap (transforms.worker_memory)
         self._extractor = Extractor(mode=self._mode)
         self._done = 0
         self._started = self._last_log = time.monotonic()
