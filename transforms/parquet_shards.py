@@ -38,7 +38,7 @@ __all__ = [
     "final_names",
 ]
 
-# 16 MiB of Arrow data is about 1,300 extracted pages (some 4-5 MiB of zstd on disk): readers
+# 16 MiB of Arrow data is about 1,500 extracted pages (some 6 MB of zstd on disk): readers
 # get row groups they can scan and skip in parallel, and a worker's buffer stays well inside its
 # memory budget. 256 MiB files keep file counts low without making any one file unwieldy.
 # The benchmark (benchmarks/bench_parquet.py) prints the measurements behind these figures.
