@@ -1,7 +1,9 @@
 """The clean-HTML job: WARC, ARC and tar shards in; Parquet of title and main text out.
 
     python -m beam_jobs.clean_html --input 'crawl/*.warc.gz' --input 'pages/*.tar.gz' \\
-        --output out/ [Beam options, e.g. --runner DataflowRunner ...]
+        --output out/ [--config configs/dataflow.yaml] [Beam options, e.g. --runner DataflowRunner ...]
+
+``--config FILE`` merges a YAML preset of options under the command line (see ``beam_jobs.config``).
 
 Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/part-*.parquet``
 (one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``.
@@ -20,13 +22,14 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions
 
+from beam_jobs.config import ConfigError, merge_config
 from transforms.clean_html import CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
-__all__ = ["CleanHtmlOptions", "JobFailed", "build_pipeline", "run"]
+__all__ = ["CleanHtmlOptions", "ConfigError", "JobFailed", "build_pipeline", "run"]
 
 DEFAULT_MAX_REJECT_RATIO = 0.5
 
@@ -38,6 +41,11 @@ class JobFailed(RuntimeError):
 class CleanHtmlOptions(PipelineOptions):
     @classmethod
     def _add_argparse_args(cls, parser):
+        parser.add_argument(
+            "--config",
+            default=None,
+            help="YAML preset of options (configs/*.yaml); flags on the command line override it.",
+        )
         parser.add_argument(
             "--input",
             action="append",
@@ -143,8 +151,11 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
 
 
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit."""
-    options = PipelineOptions(argv if argv is not None else sys.argv[1:])
+    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
+
+    ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset).
+    """
+    options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
     options.view_as(SetupOptions).save_main_session = False
     job = options.view_as(CleanHtmlOptions)
     paths = _output_paths(job.output)
@@ -174,6 +185,9 @@ def main() -> int:
     logging.getLogger().setLevel(logging.INFO)
     try:
         run()
+    except ConfigError as e:
+        print(f"clean_html: bad --config: {e}", file=sys.stderr)
+        return 2
     except JobFailed as e:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1
