@@ -72,3 +72,7 @@ samples: venv
 
 clean:
 	rm -rf $(OUT) build *.egg-info
+
+eval: venv
+	$(PY) -c "import trafilatura, resiliparse" 2>/dev/null || $(PY) -m pip install -q -e '.[bench]'
+	$(PY) benchmarks/quality.py

@@ -20,7 +20,7 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions
+from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, merge_config
 from transforms.clean_html import CleanHtml
@@ -29,9 +29,13 @@ from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
+_LOG = logging.getLogger("clean_html")
+
 __all__ = ["CleanHtmlOptions", "ConfigError", "JobFailed", "build_pipeline", "run"]
 
-DEFAULT_MAX_REJECT_RATIO = 0.5
+# Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
+# Heritrix crawl); a job where over 80% are rejected is almost surely a bug, not the crawl.
+DEFAULT_MAX_REJECT_RATIO = 0.8
 
 
 class JobFailed(RuntimeError):
@@ -39,6 +43,9 @@ class JobFailed(RuntimeError):
 
 
 class CleanHtmlOptions(PipelineOptions):
+    """The job's own flags. ``--input`` and ``--output`` are checked in ``run`` rather than marked
+    required here, since Beam parses every options class for every pipeline in the process."""
+
     @classmethod
     def _add_argparse_args(cls, parser):
         parser.add_argument(
@@ -49,10 +56,9 @@ class CleanHtmlOptions(PipelineOptions):
         parser.add_argument(
             "--input",
             action="append",
-            required=True,
             help="File pattern of WARC, ARC or tar archives (local, gs://, s3://). Repeatable.",
         )
-        parser.add_argument("--output", required=True, help="Output directory.")
+        parser.add_argument("--output", help="Output directory.")
         parser.add_argument(
             "--mode",
             choices=("main", "full"),
@@ -110,11 +116,16 @@ def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
     )
 
 
-def _check_inputs(patterns: Sequence[str]) -> None:
-    """Fail before launching when a pattern matches nothing: a typo must not look like success."""
+def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
+    """Files and bytes the patterns match; fails before launching when a pattern matches
+    nothing, since a typo must not look like success."""
+    files = size = 0
     for result in FileSystems.match(list(patterns)):
         if not result.metadata_list:
             raise JobFailed(f"--input {result.pattern!r} matches no file")
+        files += len(result.metadata_list)
+        size += sum(metadata.size_in_bytes for metadata in result.metadata_list)
+    return files, size
 
 
 def _clear_output(paths: dict[str, str]) -> None:
@@ -157,10 +168,17 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """
     options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
     options.view_as(SetupOptions).save_main_session = False
+    standard = options.view_as(StandardOptions)
+    if standard.runner is None:
+        # The engine DirectRunner uses for batch, without its first attempt to download Prism.
+        standard.runner = "FnApiRunner"
     job = options.view_as(CleanHtmlOptions)
+    if not job.input or not job.output:
+        raise JobFailed("--input (one or more) and --output are required")
     paths = _output_paths(job.output)
-    _check_inputs(job.input)
+    files, size = _check_inputs(job.input)
     _clear_output(paths)
+    _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
@@ -182,7 +200,10 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def main() -> int:
-    logging.getLogger().setLevel(logging.INFO)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
     try:
         run()
     except ConfigError as e:

@@ -1,10 +1,14 @@
-"""Shared fixtures: output readers and the accounting check every pipeline test runs."""
+"""Shared fixtures: output readers with the accounting check every pipeline test runs, and
+compression bombs built in memory from repeated blocks (fast, no disk)."""
 
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from pathlib import Path
 
+import brotli
 import pyarrow.parquet as pq
 import pytest
 
@@ -29,3 +33,42 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+GIB = 1 << 30
+_MIB_OF_ZEROS = bytes(1 << 20)
+
+
+def make_gzip_bomb(total: int = GIB) -> bytes:
+    """A valid gzip member that inflates to ``total`` zero bytes (about 1 KB per MiB).
+
+    After a full flush the deflate state is reset, so every further MiB of zeros compresses to
+    the same bytes: the bomb is the first block, that repeated piece, and a hand-made trailer.
+    """
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = comp.compress(_MIB_OF_ZEROS) + comp.flush(zlib.Z_FULL_FLUSH)
+    piece = comp.compress(_MIB_OF_ZEROS) + comp.flush(zlib.Z_FULL_FLUSH)
+    mibs = total >> 20
+    crc = 0
+    for _ in range(mibs):
+        crc = zlib.crc32(_MIB_OF_ZEROS, crc)
+    final_empty_block = b"\x03\x00"
+    trailer = struct.pack("<II", crc, total & 0xFFFFFFFF)
+    return first + piece * (mibs - 1) + final_empty_block + trailer
+
+
+def make_brotli_bomb(total: int = GIB) -> bytes:
+    comp = brotli.Compressor(quality=1)
+    parts = [comp.process(_MIB_OF_ZEROS) for _ in range(total >> 20)]
+    parts.append(comp.finish())
+    return b"".join(parts)
+
+
+@pytest.fixture(scope="session")
+def gzip_bomb() -> bytes:
+    return make_gzip_bomb()
+
+
+@pytest.fixture(scope="session")
+def brotli_bomb() -> bytes:
+    return make_brotli_bomb()

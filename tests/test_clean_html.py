@@ -9,7 +9,9 @@ from transforms.clean_html import CleanHtml, clean_record
 from transforms.extract import Extractor
 from transforms.records import ArchiveRecord
 
-HTML = page("Otters return to the river", "Otters were seen near the mill for the first time in years.")
+HTML = page(
+    "Otters return to the river", "Otters were seen near the mill for the first time in years."
+)
 
 
 def response(body: bytes = HTML.encode(), **kwargs) -> ArchiveRecord:
@@ -37,7 +39,11 @@ def test_clean_record_keeps_a_page_with_provenance(extractor):
     assert "Otters return to the river" in row["title"]
     assert row["http_status"] == 200 and row["content_type"] == "text/html"
     assert row["charset"] == "utf-8" and row["charset_source"] == "http"
-    assert (row["source_file"], row["record_id"], row["record_offset"]) == ("crawl.warc.gz", "<urn:uuid:1>", 10)
+    assert (row["source_file"], row["record_id"], row["record_offset"]) == (
+        "crawl.warc.gz",
+        "<urn:uuid:1>",
+        10,
+    )
 
 
 @pytest.mark.parametrize(
@@ -47,7 +53,10 @@ def test_clean_record_keeps_a_page_with_provenance(extractor):
         (response(b"\x89PNG\r\n\x1a\n", headers=[("Content-Type", "image/png")]), reasons.NOT_HTML),
         (response(b"<html><body><script>x()</script></body></html>"), reasons.NO_TEXT),
         (response()._replace(payload=b"garbage without a status line"), reasons.BAD_HTTP),
-        (response()._replace(payload=b"", reject_reason=reasons.TOO_LARGE, reject_detail="big"), reasons.TOO_LARGE),
+        (
+            response()._replace(payload=b"", reject_reason=reasons.TOO_LARGE, reject_detail="big"),
+            reasons.TOO_LARGE,
+        ),
     ],
 )
 def test_clean_record_rejects_with_a_reason(extractor, record, reason):
@@ -62,7 +71,11 @@ def test_clean_record_turns_an_extractor_error_into_a_reject():
         raise RuntimeError("boom")
 
     outcome, reject = clean_record(response(), broken)
-    assert outcome == "reject" and reject["reason"] == reasons.EXTRACT_ERROR and "boom" in reject["detail"]
+    assert (
+        outcome == "reject"
+        and reject["reason"] == reasons.EXTRACT_ERROR
+        and "boom" in reject["detail"]
+    )
 
 
 def test_clean_html_routes_every_record_and_counts_outcomes():
@@ -96,5 +109,7 @@ def test_clean_html_routes_every_record_and_counts_outcomes():
     assert counters["documents"] == 3 and counters["rows"] == 2
     assert counters[f"rejected:{reasons.HTTP_STATUS}"] == 1
     assert counters["skipped:request"] == 1 and counters["skipped:metadata"] == 1
-    distributions = {d.key.metric.name: d.committed for d in result.metrics().query()["distributions"]}
+    distributions = {
+        d.key.metric.name: d.committed for d in result.metrics().query()["distributions"]
+    }
     assert distributions["html_bytes"].count == 2 and distributions["text_chars"].min > 0

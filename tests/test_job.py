@@ -18,7 +18,11 @@ from transforms.write import REJECT_SCHEMA, ROW_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ARTICLE = page("Bees in the city", "Urban beekeeping has doubled in five years.", "Hives now sit on many roofs.")
+ARTICLE = page(
+    "Bees in the city",
+    "Urban beekeeping has doubled in five years.",
+    "Hives now sit on many roofs.",
+)
 
 
 def make_inputs(tmp_path: Path) -> Path:
@@ -29,22 +33,44 @@ def make_inputs(tmp_path: Path) -> Path:
         [
             WarcEntry("warcinfo", "", b"software: test\r\n"),
             WarcEntry("request", "https://a.example/bees", b"GET /bees HTTP/1.1\r\n\r\n"),
-            WarcEntry("response", "<https://a.example/bees>", http_response(ARTICLE.encode(), content_encoding="gzip")),
-            WarcEntry("response", "https://a.example/gone", http_response(b"gone", status="410 Gone")),
-            WarcEntry("response", "https://a.example/img", http_response(b"GIF89a", headers=[("Content-Type", "image/gif")])),
+            WarcEntry(
+                "response",
+                "<https://a.example/bees>",
+                http_response(ARTICLE.encode(), content_encoding="gzip"),
+            ),
+            WarcEntry(
+                "response", "https://a.example/gone", http_response(b"gone", status="410 Gone")
+            ),
+            WarcEntry(
+                "response",
+                "https://a.example/img",
+                http_response(b"GIF89a", headers=[("Content-Type", "image/gif")]),
+            ),
             WarcEntry("revisit", "https://a.example/bees", b"HTTP/1.1 304 Not Modified\r\n\r\n"),
         ],
     )
     write_tar(
         crawl / "pages.tar.gz",
-        {"site/a/bees.html": ARTICLE.encode(), "site/style.css": b"body{}", "site/empty.html": b"<html></html>"},
+        {
+            "site/a/bees.html": ARTICLE.encode(),
+            "site/style.css": b"body{}",
+            "site/empty.html": b"<html></html>",
+        },
         urls={"site/a/bees.html": "https://b.example/bees"},
     )
     return crawl
 
 
 def job_args(crawl: Path, out: Path, *extra: str) -> list[str]:
-    return ["--input", str(crawl / "*.warc.gz"), "--input", str(crawl / "*.tar.gz"), "--output", str(out), *extra]
+    return [
+        "--input",
+        str(crawl / "*.warc.gz"),
+        "--input",
+        str(crawl / "*.tar.gz"),
+        "--output",
+        str(out),
+        *extra,
+    ]
 
 
 def test_job_writes_rows_rejects_and_summary(tmp_path):
@@ -53,7 +79,10 @@ def test_job_writes_rows_rejects_and_summary(tmp_path):
     rows, rejects, on_disk = read_output(out)
     assert summary == on_disk
     assert on_disk["documents"] == 5 and on_disk["rows"] == 2 and on_disk["rejects"] == 3
-    assert sorted(row["url"] for row in rows) == ["https://a.example/bees", "https://b.example/bees"]
+    assert sorted(row["url"] for row in rows) == [
+        "https://a.example/bees",
+        "https://b.example/bees",
+    ]
     warc_row = next(row for row in rows if row["url"] == "https://a.example/bees")
     assert "Urban beekeeping has doubled" in warc_row["text"]
     assert warc_row["warc_date"].isoformat() == "2026-01-02T03:04:05+00:00"
@@ -67,8 +96,12 @@ def test_job_writes_rows_rejects_and_summary(tmp_path):
     ]
     assert on_disk["skipped_by_type"] == {"request": 1, "revisit": 1, "tar_other": 1, "warcinfo": 1}
     assert on_disk["files"]["count"] == 2 and on_disk["files"]["damaged"] == 0
-    assert pq.read_schema(next((out / "data").glob("part-*.parquet"))).equals(ROW_SCHEMA, check_metadata=False)
-    assert pq.read_schema(next((out / "rejects").glob("part-*.parquet"))).equals(REJECT_SCHEMA, check_metadata=False)
+    assert pq.read_schema(next((out / "data").glob("part-*.parquet"))).equals(
+        ROW_SCHEMA, check_metadata=False
+    )
+    assert pq.read_schema(next((out / "rejects").glob("part-*.parquet"))).equals(
+        REJECT_SCHEMA, check_metadata=False
+    )
 
 
 def test_output_reads_in_pandas_and_duckdb(tmp_path):
@@ -76,8 +109,10 @@ def test_output_reads_in_pandas_and_duckdb(tmp_path):
     run(job_args(make_inputs(tmp_path), out))
     frame = pd.read_parquet(out / "data")
     assert len(frame) == 2 and set(ROW_SCHEMA.names) == set(frame.columns)
-    count = duckdb.sql(f"select count(*) from read_parquet('{out}/data/*.parquet') where text like '%beekeeping%'")
-    assert count.fetchone()[0] == 2
+    count = duckdb.sql(
+        f"select count(*) from read_parquet('{out}/data/*.parquet') where text like '%beekeeping%'"
+    )
+    assert count.fetchall() == [(2,)]
     assert (out / "rejects").is_dir()
     assert not [p for p in out.rglob("*") if "temp" in p.name.lower()]
 
@@ -122,7 +157,15 @@ def test_command_line_prints_output_and_summary(tmp_path):
 
 def test_command_line_exits_non_zero_with_a_message_when_the_job_fails(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "beam_jobs.clean_html", "--input", str(tmp_path / "x*"), "--output", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "beam_jobs.clean_html",
+            "--input",
+            str(tmp_path / "x*"),
+            "--output",
+            str(tmp_path),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

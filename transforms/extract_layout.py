@@ -1,0 +1,88 @@
+"""Turn a cleaned Lexbor subtree into text that keeps its block structure.
+
+The walk stays in C: block boundaries are marked by inserting private-use marker characters as
+text nodes around block elements (one CSS query per kind), then a single ``text()`` call gets the
+whole string, whitespace is collapsed in one regex pass, and the markers become line breaks.
+
+- block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
+- list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
+- table cells on a row are joined with " | ";
+- ``<pre>`` (and block-level ``<code>`` inside it) keeps its whitespace verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborNode
+
+PARA = "\ue000"  # a blank line between blocks
+LINE = "\ue001"  # a line break
+CELL = "\ue002"  # a table-cell separator
+PRE_SPACE = "\ue003"  # a protected space inside <pre>
+PRE_TAB = "\ue004"  # a protected tab inside <pre>
+
+BLOCK_TAGS = (
+    "address, article, aside, blockquote, center, details, dialog, div, dl, fieldset, "
+    "figcaption, figure, footer, form, h1, h2, h3, h4, h5, h6, header, hgroup, hr, legend, "
+    "main, nav, ol, p, section, summary, table, ul, caption, menu, search"
+)
+LINE_TAGS = "li, tr, dt, dd, option"
+CELL_TAGS = "td, th"
+
+_SPACES = re.compile(r"\s+")
+_MARKERS = re.compile(f"[ {PARA}{LINE}]*[{PARA}{LINE}][ {PARA}{LINE}]*")
+_CELL_RUN = re.compile(f" ?{CELL}[ {CELL}]*")
+_PRE_DECODE = str.maketrans({PRE_SPACE: " ", PRE_TAB: "\t"})
+
+
+def _protect_pre(node: LexborNode) -> None:
+    """Replace a <pre> subtree by its text with its whitespace protected from collapsing."""
+    text = node.text(deep=True).strip("\n")
+    text = text.replace("\r\n", "\n").replace(" ", PRE_SPACE).replace("\t", PRE_TAB)
+    text = text.replace("\n", LINE)
+    node.replace_with(PARA + text + PARA)
+
+
+def mark_blocks(root: LexborNode) -> None:
+    """Insert the block, line and cell markers into ``root``'s subtree (mutates it)."""
+    for node in root.css("pre"):
+        if node.parent is not None:
+            _protect_pre(node)
+    for node in root.css(BLOCK_TAGS):
+        node.insert_before(PARA)
+        node.insert_after(PARA)
+    for node in root.css(LINE_TAGS):
+        node.insert_before(LINE)
+        node.insert_after(LINE)
+    for node in root.css(CELL_TAGS):
+        node.insert_before(CELL)
+    for node in root.css("br"):
+        node.replace_with(LINE)
+    # Inline elements whose text would otherwise glue to a neighbour's word.
+    for node in root.css("img[alt], input, button, select, textarea, label"):
+        node.insert_after(" ")
+
+
+def render(text: str) -> str:
+    """Collapse whitespace inside blocks and turn the markers into line breaks."""
+    text = _SPACES.sub(" ", text)
+    text = _MARKERS.sub(_marker_run, text)
+    lines = []
+    for line in text.split("\n"):
+        if CELL in line:
+            line = _CELL_RUN.sub(" | ", line).strip(" |")
+        lines.append(line.strip())
+    text = "\n".join(lines)
+    text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+    return text.translate(_PRE_DECODE)
+
+
+def _marker_run(match: re.Match) -> str:
+    return "\n\n" if PARA in match.group() else "\n"
+
+
+def layout(root: LexborNode) -> str:
+    """The text of ``root`` with its block structure (mutates the subtree)."""
+    mark_blocks(root)
+    return render(root.text(deep=True))
