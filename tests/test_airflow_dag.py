@@ -9,6 +9,7 @@ in this project's interpreter (the DAG's ``py_interpreter``).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -24,6 +25,7 @@ from apache_beam.options.pipeline_options import (
     SetupOptions,
     StandardOptions,
 )
+from packaging.requirements import Requirement
 
 from beam_jobs.clean_html import CleanHtmlOptions, run
 from beam_jobs.config import merge_config
@@ -129,6 +131,29 @@ def partition(root: Path, ds: str) -> Path:
 
 def dags_test(env: dict[str, str], tmp_path: Path, ds: str, **conf) -> subprocess.CompletedProcess:
     return airflow(env, tmp_path, "dags", "test", DAG_ID, ds, "-c", json.dumps(conf))
+
+
+def test_airflow_venv_has_the_pinned_versions(airflow_env, tmp_path):
+    lines = (ROOT / "airflow" / "requirements.txt").read_text().splitlines()
+    pins = [Requirement(x) for x in lines if x.strip() and not x.startswith("#")]
+    assert {p.name for p in pins} >= {
+        "apache-airflow",
+        "apache-airflow-providers-apache-beam",
+        "apache-airflow-providers-google",  # without it the Beam operator does not import
+    }
+    script = "import importlib.metadata as m, sys; print([m.version(n) for n in sys.argv[1:]])"
+    result = subprocess.run(
+        [str(AIRFLOW_BIN / "python"), "-c", script, *(p.name for p in pins)],
+        env=airflow_env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    installed = ast.literal_eval(result.stdout.strip().splitlines()[-1])
+    for pin, version in zip(pins, installed, strict=True):
+        assert pin.specifier.contains(version), (pin, version)
 
 
 def test_dagbag_imports_and_renders_each_runner(airflow_env, tmp_path):
