@@ -19,6 +19,9 @@ COPY setup.py pyproject.toml ./
 COPY beam_jobs ./beam_jobs
 COPY transforms ./transforms
 # Pinning apache-beam to the base image's version keeps pip from swapping it (and fails the build
-# if setup.py's bound excludes it); the import runs from / so it uses the installed package.
-RUN pip install --no-cache-dir . "apache-beam==${BEAM_VERSION}" \
-    && cd / && python -c "import beam_jobs.clean_html"
+# if setup.py's bound excludes it).
+RUN pip install --no-cache-dir . "apache-beam==${BEAM_VERSION}"
+# Back to the base image's working directory; importing from there proves the installed package
+# (not the source folder) has everything.
+WORKDIR /
+RUN python -c "import beam_jobs.clean_html"
