@@ -7,8 +7,9 @@ Each run cleans the partition named by its logical date::
 
 ``clean_html`` runs ``python -m beam_jobs.clean_html`` with ``BeamRunPythonPipelineOperator``
 (apache-airflow-providers-apache-beam; the google provider must be installed too, or the operator
-does not import). The DAG param ``runner`` picks DirectRunner (default, with configs/local.yaml)
-or DataflowRunner (with configs/dataflow.yaml and the operator's ``DataflowConfiguration``).
+does not import). The DAG param ``runner`` picks DirectRunner (default) or FnApiRunner, with
+configs/local.yaml, or DataflowRunner, with configs/dataflow.yaml and the operator's
+``DataflowConfiguration``.
 
 ``check_rejects`` reads the run's ``_SUMMARY.json`` and fails the DAG run when rejects/documents
 is over the ``max_reject_ratio`` param. The Beam job itself is given ``--max_reject_ratio 1`` so
@@ -71,8 +72,9 @@ with DAG(
     params={
         "runner": Param(
             "DirectRunner",
-            enum=["DirectRunner", "DataflowRunner"],
-            description="DataflowRunner uses configs/dataflow.yaml; DirectRunner local.yaml.",
+            enum=["DirectRunner", "FnApiRunner", "DataflowRunner"],
+            description="DataflowRunner uses configs/dataflow.yaml, the others local.yaml. "
+            "DirectRunner tries Beam's Prism runner first; FnApiRunner skips that.",
         ),
         "crawl_root": Param(
             os.environ.get("CLEAN_HTML_CRAWL_ROOT", "/data/crawl"),
