@@ -13,7 +13,7 @@ the command line's own, leaving out every option the command line already sets: 
 wins, also for repeatable options such as ``--input`` and ``--experiments``, which are replaced
 rather than appended to. Keys that no registered option knows, and values the option's parser
 rejects, raise ``ConfigError`` naming the file and the key, so that a typo in a preset fails before
-anything is launched instead of being dropped silently as Beam does with unknown flags.
+anything is launched instead of being dropped with a mere warning, as Beam does with unknown flags.
 
 Relative paths under ``PATH_KEYS`` (``setup_file``, ...) are taken relative to the preset's
 folder, so that a preset works from any working directory (Airflow's, CI's, a user's).
