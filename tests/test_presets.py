@@ -42,8 +42,16 @@ def test_the_four_presets_exist():
     assert PRESET_IDS == ["dataflow", "flink", "local", "portable"]
 
 
-def merged_options(path: Path, tmp_path: Path) -> PipelineOptions:
-    argv = ["--config", str(path), "--input", str(ROOT / "samples" / "*.warc.gz")]
+CUSTOM_IMAGE = "europe-west1-docker.pkg.dev/p/beam/clean-html:0.1.0"
+# Each preset as is, plus Dataflow with the custom SDK container given on the command line.
+CASES = [(p, []) for p in PRESETS] + [
+    (ROOT / "configs" / "dataflow.yaml", ["--sdk_container_image", CUSTOM_IMAGE]),
+]
+CASE_IDS = [*PRESET_IDS, "dataflow-container"]
+
+
+def merged_options(path: Path, tmp_path: Path, extra: list[str] | None = None) -> PipelineOptions:
+    argv = ["--config", str(path), "--input", str(ROOT / "samples" / "*.warc.gz"), *(extra or [])]
     return PipelineOptions(merge_config([*argv, "--output", str(tmp_path / "out")]))
 
 
@@ -68,7 +76,9 @@ def runner_environment(options: PipelineOptions, tmp_path: Path) -> environments
     """The default environment each runner attaches to the pipeline it submits (Beam 2.77)."""
     runner = options.view_as(StandardOptions).runner
     if runner == "DataflowRunner":
-        # DataflowRunner.run_pipeline: the SDK container plus the staged dependencies.
+        # DataflowRunner.run_pipeline: the SDK container plus the staged dependencies. Without
+        # --sdk_container_image Dataflow names its own build of Beam's image (its apiclient needs
+        # the gcp extra); Beam's default image stands in for it here.
         image = options.view_as(WorkerOptions).sdk_container_image
         return environments.DockerEnvironment.from_container_image(
             image or environments.DockerEnvironment.default_docker_image(),
@@ -111,9 +121,9 @@ def structure(proto: beam_runner_api_pb2.Pipeline) -> dict[str, tuple]:
     }
 
 
-@pytest.mark.parametrize("path", PRESETS, ids=PRESET_IDS)
-def test_pipeline_translates_to_the_runner_api_and_back(path, tmp_path):
-    options = merged_options(path, tmp_path)
+@pytest.mark.parametrize(("path", "extra"), CASES, ids=CASE_IDS)
+def test_pipeline_translates_to_the_runner_api_and_back(path, extra, tmp_path):
+    options = merged_options(path, tmp_path, extra)
     environment = runner_environment(options, tmp_path / "staging")
     pipeline = beam.Pipeline(runner="DirectRunner", options=options)
     build_pipeline(pipeline, options.view_as(CleanHtmlOptions))
@@ -138,6 +148,10 @@ def test_pipeline_translates_to_the_runner_api_and_back(path, tmp_path):
     if options.view_as(PortableOptions).environment_type == "EXTERNAL":
         payload = beam_runner_api_pb2.ExternalPayload.FromString(env.payload)
         assert payload.endpoint.url == options.view_as(PortableOptions).environment_config
+    if options.view_as(StandardOptions).runner == "DataflowRunner":
+        payload = beam_runner_api_pb2.DockerPayload.FromString(env.payload)
+        expected = CUSTOM_IMAGE if extra else environments.DockerEnvironment.default_docker_image()
+        assert payload.container_image == expected
 
 
 def test_dataflow_preset_stages_this_package_from_setup_py(tmp_path):
