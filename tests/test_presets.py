@@ -168,6 +168,8 @@ def test_dataflow_preset_stages_this_package_from_setup_py(tmp_path):
     }
     with tarfile.open(staged["workflow.tar.gz"]) as sdist:
         names = {Path(*Path(n).parts[1:]).as_posix() for n in sdist.getnames()}
+        root = sdist.getnames()[0].split("/")[0]
+        setup_py = sdist.extractfile(f"{root}/setup.py").read()
     modules = {
         p.relative_to(ROOT).as_posix()
         for package in ("beam_jobs", "transforms")
@@ -175,3 +177,5 @@ def test_dataflow_preset_stages_this_package_from_setup_py(tmp_path):
     }
     assert modules <= names, modules - names
     assert "setup.py" in names
+    # Workers pip-install it from this very setup.py: the same requirements as this venv.
+    assert setup_py == (ROOT / "setup.py").read_bytes()
