@@ -39,6 +39,7 @@ class JobRun:
     runner_peak_rss_mb: float
     worker_peak_rss_mb: list[float]
     runner_cpu_seconds: float = 0.0
+    worker_cpu_seconds: list[float] = field(default_factory=list)
     rss_timeline: list[tuple[float, float]] = field(default_factory=list)
     output_files: list[str] = field(default_factory=list)
     load_average: float = 0.0
@@ -134,6 +135,10 @@ def run_job(
         cpu_seconds=cpu,
         runner_peak_rss_mb=sampler.peaks.get(proc.pid, 0.0),
         runner_cpu_seconds=sampler.cpu.get(proc.pid, 0.0),
+        worker_cpu_seconds=sorted(
+            (cpu for pid, cpu in sampler.cpu.items() if pid != proc.pid and cpu > 1.0),
+            reverse=True,
+        ),
         worker_peak_rss_mb=workers_rss[:workers],
         rss_timeline=sampler.timeline,
         output_files=summary.get("output", {}).get("data", []),

@@ -124,6 +124,20 @@ def _worker_rss(job: dict) -> float:
     return max(job["worker_peak_rss_mb"] or [0.0])
 
 
+def _timeline_marks(timeline: list[list[float]]) -> dict[str, float]:
+    """The largest worker's RSS at 10%, 50% and 90% of a run's processing time."""
+    busy = [(t, rss) for t, rss in timeline if rss > 0]
+    if not busy:
+        return {"10%": 0.0, "50%": 0.0, "90%": 0.0}
+    start, end = busy[0][0], busy[-1][0]
+
+    def at(fraction: float) -> float:
+        moment = start + fraction * (end - start)
+        return next(rss for t, rss in busy if t >= moment)
+
+    return {"10%": at(0.1), "50%": at(0.5), "90%": at(0.9)}
+
+
 def _job_configs(
     jobs: dict, label: str, name: str, workers: int, idle: dict, per_doc: float
 ) -> list[dict]:
@@ -299,10 +313,21 @@ def run(args: argparse.Namespace) -> dict:
         f"on {results['machine']['cores']} cores",
     ]
     if "big" in results:
+        marks = _timeline_marks(jobs["big-1"]["rss_timeline"])
+        results["big"]["worker_rss_mb_by_progress"] = marks
         results["notes"].append(
-            f"1 GiB file: {jobs['big-1']['documents']:,} pages; worker peak RSS "
-            f"{_worker_rss(jobs['big-1']):.0f} MB with 1 worker"
+            f"1 GiB file, 1 worker: {jobs['big-1']['documents']:,} pages; worker RSS at 10% / 50% "
+            f"/ 90% of the run: {marks['10%']:.0f} / {marks['50%']:.0f} / {marks['90%']:.0f} MB, "
+            f"peak {_worker_rss(jobs['big-1']):.0f} MB"
         )
+    for label in ("bench-2", "big-2-whole", "big-2-split"):
+        if label in jobs and len(jobs[label]["worker_cpu_seconds"]) == 2:
+            busy = jobs[label]["worker_cpu_seconds"]
+            results["notes"].append(
+                f"{label}: worker CPU seconds {busy[0]:.0f} and {busy[1]:.0f} "
+                f"(balance {min(busy) / max(busy):.2f}); runner CPU "
+                f"{jobs[label]['runner_cpu_seconds']:.0f} s"
+            )
     results["configurations"] = configs
     if not args.no_profile:
         results["profile"] = _profile(bench[0])
