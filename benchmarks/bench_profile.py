@@ -21,7 +21,7 @@ __all__ = ["COMPONENTS", "profile_job", "summarise_collapsed"]
 # (component, pattern on a frame's file path); the first match wins, checked leaf first.
 COMPONENTS: list[tuple[str, re.Pattern[str]]] = [
     ("extractor", re.compile(r"transforms/extract|selectolax")),
-    ("ftfy repair", re.compile(r"transforms/text_repair|/ftfy/")),
+    ("ftfy repair", re.compile(r"transforms/text_repair|(^|/)ftfy/")),
     (
         "HTTP + charset decoding",
         re.compile(r"transforms/(decode|charset|http_response|content_type)|charset_normalizer"),
