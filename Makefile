@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 OUT ?= out
 EXTRAS ?= test,dev
 
-.PHONY: venv run test lint format samples eval bench clean
+.PHONY: venv run test fuzz guard-cost lint format samples eval bench clean
 
 venv: $(VENV)/.installed
 
@@ -20,6 +20,15 @@ run: venv
 
 test: venv
 	$(PY) -m pytest -q
+
+# The long fuzz: the reader fuzz and the cleaning property tests with many more examples.
+FUZZ_EXAMPLES ?= 5000
+fuzz: venv
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q tests/test_fuzz_readers.py tests/test_cleaning_properties.py
+
+# Throughput of the crash guard against the alternatives (needs ../shared/corpus).
+guard-cost: venv
+	$(PY) -m benchmarks.guard_cost
 
 lint: venv
 	$(PY) -m ruff check .
