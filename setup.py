@@ -23,6 +23,7 @@ setup(
         "charset-normalizer>=3.3,<4",
         "brotli>=1.1,<2",
         "zstandard>=0.22,<1",
+        "lz4>=4,<5",
         "pyarrow>=14",
         "pyyaml>=6,<7",
     ],

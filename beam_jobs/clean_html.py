@@ -27,6 +27,8 @@ from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
+_LOG = logging.getLogger("clean_html")
+
 __all__ = ["CleanHtmlOptions", "JobFailed", "build_pipeline", "run"]
 
 # Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
@@ -132,11 +134,16 @@ def build_pipeline(
     )
 
 
-def _check_inputs(patterns: Sequence[str]) -> None:
-    """Fail before launching when a pattern matches nothing: a typo must not look like success."""
+def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
+    """Files and bytes the patterns match; fails before launching when a pattern matches
+    nothing, since a typo must not look like success."""
+    files = size = 0
     for result in FileSystems.match(list(patterns)):
         if not result.metadata_list:
             raise JobFailed(f"--input {result.pattern!r} matches no file")
+        files += len(result.metadata_list)
+        size += sum(metadata.size_in_bytes for metadata in result.metadata_list)
+    return files, size
 
 
 def _clear_output(paths: dict[str, str]) -> None:
@@ -186,8 +193,9 @@ def run(
     if not job.input or not job.output:
         raise JobFailed("--input (one or more) and --output are required")
     paths = _output_paths(job.output)
-    _check_inputs(job.input)
+    files, size = _check_inputs(job.input)
     _clear_output(paths)
+    _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
@@ -209,7 +217,10 @@ def run(
 
 
 def main() -> int:
-    logging.getLogger().setLevel(logging.INFO)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
     try:
         run()
     except JobFailed as e:

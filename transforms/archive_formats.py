@@ -68,10 +68,10 @@ def _inflate_head(head: bytes, compression: str) -> bytes:
 
             reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(head))
             return reader.read(4096)
-        if compression == "lz4":  # FastWARC's own LZ4 reader: no extra dependency
-            from fastwarc.stream_io import Lz4Reader
+        if compression == "lz4":
+            import lz4.frame
 
-            return Lz4Reader(io.BytesIO(head)).read(4096)
+            return lz4.frame.LZ4FrameDecompressor().decompress(head, max_length=4096)
     except Exception:  # a damaged or too-short head is reported as an unknown format below
         return b""
     return b""

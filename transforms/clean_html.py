@@ -28,6 +28,8 @@ from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
 from transforms.records import ArchiveRecord
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = [
     "CleanHtml",
     "DEFAULT_TIMEOUT_S",
@@ -95,9 +97,9 @@ class _CleanHtmlFn(beam.DoFn):
         if now - self._last_log >= PROGRESS_EVERY_SECONDS:
             self._last_log = now
             rate = self._done / (now - self._started)
-            logging.info("clean_html: %d documents done, %.0f documents/s", self._done, rate)
+            _LOG.info("%d documents done, %.0f documents/s", self._done, rate)
 
-    def process(self, record: ArchiveRecord):
+    def process(self, record):
         if record.reject_reason is None and record.record_type not in reasons.CANDIDATE_TYPES:
             self._count(f"skipped:{record.record_type}")
             yield beam.pvalue.TaggedOutput(SKIPPED_TAG, (record.source_file, record.record_type))

@@ -29,6 +29,8 @@ from transforms.archive_formats import (
 from transforms.archive_readers import iter_arc, iter_tar, iter_warc
 from transforms.records import ArchiveRecord, FileStats
 
+_LOG = logging.getLogger(__name__)
+
 __all__ = ["DEFAULT_MAX_RECORD_BYTES", "ReadArchives", "read_file"]
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -96,13 +98,13 @@ class _ReadArchiveFn(beam.DoFn):
         self._damaged = Metrics.counter("read_archives", "damaged_files")
         self._records = Metrics.counter("read_archives", "records")
 
-    def process(self, path: str):
+    def process(self, path):
         for item in read_file(path, max_record_bytes=self._max_record_bytes):
             if isinstance(item, FileStats):
                 self._files.inc()
                 if item.damaged:
                     self._damaged.inc()
-                    logging.warning(
+                    _LOG.warning(
                         "%s: reading stopped after %d records: %s", path, item.records, item.error
                     )
                 yield beam.pvalue.TaggedOutput(FILES_TAG, item)
