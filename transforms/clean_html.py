@@ -26,7 +26,6 @@ from transforms.cleaning import build_cleaner, clean_record
 from transforms.cleaning_guard import GuardedCleaner
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
-from transforms.records import ArchiveRecord
 
 _LOG = logging.getLogger(__name__)
 
