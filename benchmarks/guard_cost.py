@@ -29,7 +29,7 @@ import apache_beam as beam
 
 from transforms.clean_html import CleanHtml
 from transforms.cleaning import build_cleaner
-from transforms.cleaning_guard import GuardedCleaner
+from transforms.cleaning_guard import GuardedCleaner, _preload_modules
 from transforms.read_archives import ReadArchives
 from transforms.records import ArchiveRecord
 
@@ -72,7 +72,7 @@ def _fresh_process_each(records) -> float:
     """A new process per document, forked from a fork server that has the cleaning code loaded
     (the cheapest way to get one; ``spawn`` would re-import everything for each document)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["transforms.cleaning"])
+    context.set_forkserver_preload(_preload_modules())  # as the guard does
     started = time.perf_counter()
     for record in records:
         parent, child = context.Pipe()

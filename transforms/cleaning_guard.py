@@ -23,6 +23,7 @@ import contextlib
 import multiprocessing
 import resource
 import signal
+import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -71,6 +72,20 @@ def _serve(conn: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
         conn.send(result)
 
 
+def _preload_modules() -> list[str]:
+    """What the fork server imports once, so that each (re)start is a fork (about 20 ms).
+
+    Every child re-runs the main module (multiprocessing's rule for non-fork starts); with the
+    main module's imports already loaded in the fork server that is cheap, without them each
+    restart would import all of Beam again (1.5 s, 100 MB). A main run with ``-m`` (as the job
+    is) must be preloaded by its module name: the fork server only preloads ``"__main__"`` from
+    a file path.
+    """
+    main = sys.modules.get("__main__")
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    return [name or "__main__", "transforms.cleaning"]
+
+
 def _death_text(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         try:
@@ -92,10 +107,7 @@ class GuardedCleaner:
         self._make_cleaner = make_cleaner
         self.timeout_s = timeout_s
         self._context = multiprocessing.get_context("forkserver")
-        # The fork server imports the cleaning code and the main module once; each (re)start is
-        # then a fork of it (about 20 ms). Without "__main__" here, every child would re-import
-        # the main module itself (for the job, all of Beam: 1.5 s and 100 MB per restart).
-        self._context.set_forkserver_preload(["__main__", "transforms.cleaning"])
+        self._context.set_forkserver_preload(_preload_modules())
         self._process: Any = None
         self._conn: Connection | None = None
         self.restarts = 0
