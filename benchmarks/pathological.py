@@ -20,6 +20,7 @@ import psutil
 from tests.builders import http_response
 from tests.malformed import html_cases, http_cases
 from transforms.cleaning import build_cleaner
+from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.records import ArchiveRecord
 
 MB = 1e6
@@ -32,7 +33,7 @@ def _payload(kind: str, name: str) -> bytes:
     return http_response(body, headers=[("Content-Type", content_type)])
 
 
-def _measure(kind: str, name: str, conn) -> None:
+def _measure(kind: str, name: str, max_decoded_bytes: int, conn) -> None:
     record = ArchiveRecord(
         "bench.warc.gz",
         name,
@@ -42,7 +43,7 @@ def _measure(kind: str, name: str, conn) -> None:
         payload=_payload(kind, name),
         is_http=True,
     )
-    cleaner = build_cleaner()
+    cleaner = build_cleaner(max_decoded_bytes=max_decoded_bytes)
     process = psutil.Process()
     base = process.memory_info().rss
     peak = base
@@ -71,18 +72,23 @@ def _measure(kind: str, name: str, conn) -> None:
 
 def main() -> None:
     context = multiprocessing.get_context("spawn")
-    cases = [("http", name) for name in http_cases()] + [("html", name) for name in html_cases()]
+    default = DEFAULT_MAX_BYTES
+    cases = [("http", name, default) for name in http_cases()]
+    cases += [("html", name, default) for name in html_cases()]
+    cases.append(("html", "page-50mb", 64 << 20))  # the same page under a cap it fits in
     print(
         "| case | record bytes | outcome | seconds | peak RSS above input (MB) | RSS before (MB) |"
     )
     print("|---|---|---|---|---|---|")
-    for kind, name in cases:
+    for kind, name, cap in cases:
         parent, child = context.Pipe()
-        process = context.Process(target=_measure, args=(kind, name, child))
+        process = context.Process(target=_measure, args=(kind, name, cap, child))
         process.start()
         child.close()
         size, seconds, peak, base, result = parent.recv()
         process.join()
+        if cap != default:
+            name = f"{name} (--max_decoded_bytes {cap >> 20} MiB)"
         print(
             f"| {name} | {size:,} | {result} | {seconds:.2f} | {peak:.0f} | {base:.0f} |",
             flush=True,
