@@ -1,7 +1,9 @@
 """The clean-HTML job: WARC, ARC and tar shards in; Parquet of title and main text out.
 
     python -m beam_jobs.clean_html --input 'crawl/*.warc.gz' --input 'pages/*.tar.gz' \\
-        --output out/ [Beam options, e.g. --runner DataflowRunner ...]
+        --output out/ [--config configs/dataflow.yaml] [Beam options, e.g. --runner DataflowRunner ...]
+
+``--config FILE`` merges a YAML preset of options under the command line (see ``beam_jobs.config``).
 
 Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/part-*.parquet``
 (one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``.
@@ -20,6 +22,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
+from beam_jobs.config import ConfigError, merge_config
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
@@ -29,7 +32,7 @@ from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
 _LOG = logging.getLogger("clean_html")
 
-__all__ = ["CleanHtmlOptions", "JobFailed", "build_pipeline", "run"]
+__all__ = ["CleanHtmlOptions", "ConfigError", "JobFailed", "build_pipeline", "run"]
 
 # Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
 # Heritrix crawl); a job where over 80% are rejected is almost surely a bug, not the crawl.
@@ -46,6 +49,11 @@ class CleanHtmlOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
+        parser.add_argument(
+            "--config",
+            default=None,
+            help="YAML preset of options (configs/*.yaml); flags on the command line override it.",
+        )
         parser.add_argument(
             "--input",
             action="append",
@@ -182,8 +190,12 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
 def run(
     argv: Sequence[str] | None = None, *, extractor_factory: Callable[..., Any] = Extractor
 ) -> dict[str, Any]:
-    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit."""
-    options = PipelineOptions(argv if argv is not None else sys.argv[1:])
+    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
+
+    ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset).
+    ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
+    """
+    options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
     options.view_as(SetupOptions).save_main_session = False
     standard = options.view_as(StandardOptions)
     if standard.runner is None:
@@ -223,6 +235,9 @@ def main() -> int:
     logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
     try:
         run()
+    except ConfigError as e:
+        print(f"clean_html: bad --config: {e}", file=sys.stderr)
+        return 2
     except JobFailed as e:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1
