@@ -249,7 +249,16 @@ def zstd_tar(tmp: Path) -> tuple[bytes, Expected]:
     return data, Expected(damaged=True, documents=1, error="tar compressed with zstd")
 
 
+def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
+    """8 MiB of header lines and no end: the reader's header-length limit stops it."""
+    head = b"WARC/1.1\r\nWARC-Type: response\r\n" + b"X-Junk: " + b"a" * 56 + b"\r\n"
+    return gzip.compress(head * (8 * MIB // len(head)), compresslevel=1, mtime=0), Expected(
+        damaged=True, documents=1, error="header length"
+    )
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
+    "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
     "cut-in-header.warc": cut_inside_a_header,
     "cut-in-payload.warc": cut_inside_a_payload,

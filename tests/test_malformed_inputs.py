@@ -62,7 +62,13 @@ def test_unreadable_files_are_one_reject_each_with_the_error(corpus_run):
     _, expected, _, rejects, summary = corpus_run
     unreadable = [rej for rej in rejects if rej["reason"] == reasons.UNREADABLE_FILE]
     names = {Path(rej["source_file"]).name for rej in unreadable}
-    assert names == {"empty.warc.gz", "png.warc.gz", "readme.warc", "zstd.tar.zst"}
+    assert names == {
+        "empty.warc.gz",
+        "endless-header.warc.gz",
+        "png.warc.gz",
+        "readme.warc",
+        "zstd.tar.zst",
+    }
     assert all(rej["detail"] for rej in unreadable)
 
 
