@@ -24,7 +24,15 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from transforms.extract_layout import layout
-from transforms.extract_scoring import main_root
+from transforms.extract_scoring import (
+    LinkStats,
+    PageInfo,
+    choose_root,
+    drop,
+    prune_link_lists,
+    scan,
+    scan_head,
+)
 from transforms.extract_title import find_title
 
 MODES = ("main", "full")
@@ -33,8 +41,6 @@ MAX_NODES = 200_000
 
 # Never visible, in any mode.
 INVISIBLE_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]
-# Page furniture, dropped in "main" mode.
-BOILERPLATE_TAGS = ["nav", "footer", "header", "aside", "form"]
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
@@ -45,6 +51,14 @@ class Extracted:
     text: str
     truncated: bool = False  # an input-size or node-count cap was hit
     language: str = ""  # <html lang>, as written
+
+
+def drop_leading_title(text: str, title: str) -> str:
+    """The headline is the title; do not repeat it as the first line of the text."""
+    first, sep, rest = text.partition("\n")
+    if title and first.strip() == title:
+        return rest.lstrip("\n")
+    return text
 
 
 def _decode(html: bytes) -> str:
@@ -88,17 +102,27 @@ class Extractor:
     def __call__(self, html: bytes | str, url: str | None = None) -> Extracted:
         text, truncated = self._bounded(html)
         tree = LexborHTMLParser(text)
+        main = self.mode == "main"
         html_node = tree.css_first("html")
-        language = (html_node.attributes.get("lang") or "") if html_node is not None else ""
-        title = find_title(tree, url)
+        language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
+        info = PageInfo()
+        scan_head(tree.head, info)
         tree.strip_tags(INVISIBLE_TAGS)
-        if self.mode == "main":
-            tree.strip_tags(BOILERPLATE_TAGS)
-            root = main_root(tree)
-        else:
-            root = tree.body
-        body = layout(root) if root is not None else ""
-        return Extracted(title=title, text=body, truncated=truncated, language=language.strip())
+        body = tree.body
+        if body is None:
+            return Extracted(find_title(info.title, info.metas, [], url), "", truncated, language)
+        drops = scan(body, main, info)
+        title = find_title(info.title, info.metas, info.h1s, url)
+        drop(body, drops)
+        root = body
+        if main:
+            links = LinkStats(body)
+            root = choose_root(body, links)
+            prune_link_lists(root, links)
+        text = layout(root)
+        if main:
+            text = drop_leading_title(text, title)
+        return Extracted(title, text, truncated, language)
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}

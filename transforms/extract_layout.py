@@ -30,9 +30,9 @@ BLOCK_TAGS = (
 LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
 
-_SPACES = re.compile(r"\s+")
-_MARKERS = re.compile(f"[ {PARA}{LINE}]*[{PARA}{LINE}][ {PARA}{LINE}]*")
-_CELL_RUN = re.compile(f" ?{CELL}[ {CELL}]*")
+_PARA_RUN = re.compile(f"{LINE}*{PARA}[{PARA}{LINE}]*")
+_LINE_RUN = re.compile(f"{LINE}+")
+_CELL_RUN = re.compile(f"{CELL}+")
 _PRE_DECODE = str.maketrans({PRE_SPACE: " ", PRE_TAB: "\t"})
 
 
@@ -65,21 +65,25 @@ def mark_blocks(root: LexborNode) -> None:
 
 
 def render(text: str) -> str:
-    """Collapse whitespace inside blocks and turn the markers into line breaks."""
-    text = _SPACES.sub(" ", text)
-    text = _MARKERS.sub(_marker_run, text)
-    lines = []
-    for line in text.split("\n"):
-        if CELL in line:
-            line = _CELL_RUN.sub(" | ", line).strip(" |")
-        lines.append(line.strip())
-    text = "\n".join(lines)
-    text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
-    return text.translate(_PRE_DECODE)
+    """Collapse whitespace inside blocks and turn the markers into line breaks.
 
-
-def _marker_run(match: re.Match) -> str:
-    return "\n\n" if PARA in match.group() else "\n"
+    All in C-level string operations: ``split``/``join`` collapses whitespace (single spaces
+    remain), the spaces next to a marker are dropped, then each run of markers becomes a blank
+    line (if it holds a block marker) or a line break.
+    """
+    text = " ".join(text.split())
+    for marker in (PARA, LINE, CELL):
+        text = text.replace(" " + marker, marker).replace(marker + " ", marker)
+    if CELL in text:
+        text = _CELL_RUN.sub(CELL, text)
+        for marker in (PARA, LINE):  # no separator before a row's first or after its last cell
+            text = text.replace(marker + CELL, marker).replace(CELL + marker, marker)
+        text = text.strip(CELL).replace(CELL, " | ")
+    text = _PARA_RUN.sub("\n\n", text)
+    text = _LINE_RUN.sub("\n", text).strip("\n")
+    if PRE_SPACE in text or PRE_TAB in text:
+        text = text.translate(_PRE_DECODE)
+    return text
 
 
 def layout(root: LexborNode) -> str:

@@ -1,16 +1,259 @@
-"""Main-content selection: which subtree of the cleaned page holds the main content."""
+"""Main-content detection on a Lexbor tree.
+
+1. **One pass over the elements** (``traverse()``, document order) collects what is never
+   content: page furniture by tag (nav, aside, footer, forms, ...), by ARIA role, and by
+   class/id words (generic, multilingual boilerplate vocabulary: share, related, comments,
+   cookie, ...), plus the title sources. Tag-only furniture is dropped outright; elements
+   matched by attributes (or a ``form``/``header``, which some sites wrap around everything)
+   are dropped only if they hold less than half of the page's text.
+2. **Link text per element.** Each link's text length is added to its ancestors (the parent
+   chain is walked once per distinct element), so link density is known everywhere.
+3. **Pick the root.** An element's weight is its text length, link text counting for little.
+   The root is the deepest element holding at least two thirds of the body's weight: walking
+   down from ``<body>`` into the child that holds that majority, if any. Articles end inside
+   their body, forums, listings and product pages (many similar blocks) end at the blocks'
+   container.
+4. **Prune link lists** inside the root: lists and boxes that are mostly link text (related
+   links, tag clouds, pagers).
+
+The work per page is a handful of C calls (``text()``, ``traverse()``, ``css()``) and one
+Python pass over the elements; no per-block CSS queries.
+"""
 
 from __future__ import annotations
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+import re
+from dataclasses import dataclass, field
 
-_MAIN_SELECTORS = ("article", "main", "[role=main]")
+from selectolax.lexbor import LexborNode
+
+# Tags that never hold main content.
+FURNITURE_TAGS = frozenset(
+    {"nav", "aside", "footer", "dialog", "menu", "button", "select", "input", "textarea",
+     "label", "option", "datalist", "output", "search"}
+)  # fmt: skip
+# Tags that usually are furniture but that some sites wrap around the whole page.
+GUARDED_TAGS = frozenset({"form", "header"})
+BOILERPLATE_ROLES = frozenset(
+    {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
+     "menu", "menubar", "toolbar"}
+)  # fmt: skip
+
+# Boilerplate vocabulary in class and id values, matched as substrings (words long enough not
+# to occur inside content words) ...
+BOILERPLATE_SUBSTRINGS = (
+    "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
+    "masthead", "navbar", "navigation", "pagination", "paywall", "popup", "related", "sharing",
+    "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
+    "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay",
+    # the same ideas in other languages
+    "werbung", "anzeige", "publicidad", "publicite", "pubblicita", "reklam", "kommentare",
+    "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
+    "compartir", "condividi",
+)  # fmt: skip
+# ... and short words matched only as whole words (between -, _ or spaces).
+BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
+
+_BOILERPLATE = re.compile(
+    "|".join(BOILERPLATE_SUBSTRINGS)
+    + "|(?:^|[\\s_-])(?:"
+    + "|".join(BOILERPLATE_WORDS)
+    + ")(?:$|[\\s_-])"
+)
+_CACHE_MAX = 100_000
+_boilerplate_cache: dict[str, bool] = {}
 
 
-def main_root(tree: LexborHTMLParser) -> LexborNode | None:
-    """The largest ``<article>``, else ``<main>``/``[role=main]``, else ``<body>``."""
-    for selector in _MAIN_SELECTORS:
-        nodes = tree.css(selector)
-        if nodes:
-            return max(nodes, key=lambda n: len(n.text(deep=True)))
-    return tree.body
+def is_boilerplate_name(value: str) -> bool:
+    """Whether a class/id value holds a boilerplate word (memoised: values repeat a lot)."""
+    hit = _boilerplate_cache.get(value)
+    if hit is None:
+        if len(_boilerplate_cache) >= _CACHE_MAX:  # bounded memory
+            _boilerplate_cache.clear()
+        hit = _boilerplate_cache[value] = bool(_BOILERPLATE.search(value.lower()))
+    return hit
+
+
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
+
+LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
+ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
+LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
+LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
+TEXT_BLOCK_TAGS = frozenset(
+    {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
+     "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
+     "tr", "tbody", "thead", "table"}
+)  # fmt: skip
+
+
+def chars(text: str) -> int:
+    """Text length without spaces and line breaks (source indentation does not count)."""
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t")
+
+
+@dataclass
+class PageInfo:
+    """What the pass over the elements found."""
+
+    title: str = ""
+    metas: dict[str, str] = field(default_factory=dict)
+    h1s: list[str] = field(default_factory=list)
+
+
+# Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
+# are not: they hold little text, and skipping them halves the pass).
+CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
+_SCAN_SELECTOR = ", ".join(
+    ("h1",) + CONTAINER_TAGS + tuple(sorted(FURNITURE_TAGS)) + tuple(sorted(GUARDED_TAGS))
+)
+
+
+def scan_head(head: LexborNode | None, info: PageInfo) -> None:
+    if head is None:
+        return
+    for node in head.css("title, meta"):
+        if node.tag == "title":
+            info.title = info.title or node.text()
+            continue
+        attrs = node.attributes
+        key = attrs.get("property") or attrs.get("name")
+        if key and key.lower() not in info.metas:
+            info.metas[key.lower()] = attrs.get("content") or ""
+
+
+def scan(body: LexborNode, main: bool, info: PageInfo, drop_hidden: bool = True) -> list:
+    """One CSS query over the body: the ``<h1>`` texts (into ``info``), and the elements to
+    drop in document order as ``(node, guarded)`` pairs (``guarded``: drop only if it holds
+    little text)."""
+    drops: list[tuple[LexborNode, bool]] = []
+    for node in body.css(_SCAN_SELECTOR):
+        tag = node.tag
+        if tag == "h1":
+            if len(info.h1s) < 3:
+                info.h1s.append(node.text())
+            continue
+        if main and tag in FURNITURE_TAGS:
+            drops.append((node, False))
+            continue
+        attrs = node.attributes
+        if not attrs:
+            if main and tag in GUARDED_TAGS:
+                drops.append((node, True))
+            continue
+        if (
+            drop_hidden
+            and (
+                "hidden" in attrs
+                or attrs.get("aria-hidden") == "true"
+                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            )
+            or main
+            and (
+                tag in GUARDED_TAGS
+                or attrs.get("role") in BOILERPLATE_ROLES
+                or is_boilerplate_name(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
+            )
+        ):
+            drops.append((node, True))
+    return drops
+
+
+def drop(body: LexborNode, drops: list[tuple[LexborNode, bool]]) -> None:
+    """Decompose the collected elements, descendants first (so no node is used after its
+    ancestor was freed); guarded ones only if they hold under half of the body's text."""
+    limit = 0.5 * chars(body.text())
+    for node, guarded in reversed(drops):
+        if not guarded or chars(node.text()) < limit:
+            node.decompose()
+
+
+class LinkStats:
+    """Link text and link count per element, from each link up to ``body``."""
+
+    def __init__(self, body: LexborNode) -> None:
+        self.body_id = body.mem_id
+        self.parent_of: dict[int, int | None] = {self.body_id: None}
+        self.nodes: dict[int, LexborNode] = {self.body_id: body}
+        self.link_chars: dict[int, int] = {}
+        self.link_count: dict[int, int] = {}
+        parent_of, nodes, link_chars, link_count = (
+            self.parent_of, self.nodes, self.link_chars, self.link_count
+        )  # fmt: skip
+        for link in body.css("a"):
+            n = chars(link.text())
+            if not n:
+                continue
+            node, nid = link, link.mem_id
+            while nid not in parent_of:  # record the chain up to a known element
+                nodes[nid] = node
+                up = node.parent
+                pid = up.mem_id if up is not None else None
+                parent_of[nid] = pid
+                if up is None:
+                    break
+                node, nid = up, pid
+            nid = link.mem_id
+            while nid is not None:
+                link_chars[nid] = link_chars.get(nid, 0) + n
+                link_count[nid] = link_count.get(nid, 0) + 1
+                nid = parent_of.get(nid)
+
+    def weight(self, node: LexborNode) -> float:
+        total = chars(node.text())
+        links = min(self.link_chars.get(node.mem_id, 0), total)
+        return total - links + LINK_WEIGHT * links
+
+    def inside(self, nid: int, root_id: int) -> bool:
+        while nid is not None:
+            if nid == root_id:
+                return True
+            nid = self.parent_of.get(nid)
+        return False
+
+
+def choose_root(body: LexborNode, links: LinkStats) -> LexborNode:
+    """The deepest element holding at least ``ROOT_SHARE`` of the body's weight."""
+    total = links.weight(body)
+    if total <= 0:
+        return body
+    threshold = ROOT_SHARE * total
+    node, node_weight = body, total
+    while True:
+        remaining, chosen = node_weight, None
+        for child in node.iter():
+            w = links.weight(child)
+            if w >= threshold:
+                chosen, node_weight = child, w
+                break
+            remaining -= w
+            if remaining < threshold:
+                break
+        if chosen is None:
+            break
+        node = chosen
+    while node.tag in TEXT_BLOCK_TAGS and node.parent is not None:
+        node = node.parent  # one paragraph is too narrow: its container is the content
+    return node
+
+
+def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
+    """Drop boxes inside ``root`` that are mostly links (only the outermost such box)."""
+    root_id = root.mem_id
+    root_chars = chars(root.text())
+    marked: set[int] = set()
+    for nid, count in links.link_count.items():
+        if count < 2 or nid == root_id:
+            continue
+        node = links.nodes.get(nid)
+        if node is None or node.tag not in LINK_LIST_TAGS or not links.inside(nid, root_id):
+            continue
+        total = chars(node.text())
+        if total and links.link_chars[nid] > LINK_DENSITY_MAX * total and total < 0.5 * root_chars:
+            marked.add(nid)
+    for nid in marked:
+        up = links.parent_of.get(nid)
+        while up is not None and up != root_id and up not in marked:
+            up = links.parent_of.get(up)
+        if up not in marked:
+            links.nodes[nid].decompose()

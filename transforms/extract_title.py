@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
-
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(r"\s+(?:[|\-–—·•:»«/~]|::)\s+")
@@ -28,16 +26,6 @@ def _clean(text: str | None) -> str:
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
-
-
-def _meta(tree: LexborHTMLParser, *keys: str) -> str:
-    for key in keys:
-        node = tree.css_first(f'meta[property="{key}"], meta[name="{key}"]')
-        if node is not None:
-            value = _clean(node.attributes.get("content"))
-            if value:
-                return value
-    return ""
 
 
 def _is_site_part(part: str, site_name: str, host_words: set[str]) -> bool:
@@ -78,16 +66,18 @@ def _contained(inner: str, outer: str) -> float:
     return sum(w in outer_words for w in words) / len(words)
 
 
-def find_title(tree: LexborHTMLParser, url: str | None = None) -> str:
-    title_node = tree.css_first("title")
-    html_title = _clean(title_node.text()) if title_node is not None else ""
-    og_title = _meta(tree, "og:title", "twitter:title")
-    site_name = _meta(tree, "og:site_name", "application-name")
-    h1s = [_clean(n.text()) for n in tree.css("h1")[:3]]
-    h1s = [h for h in h1s if h]
+def find_title(
+    html_title: str, metas: dict[str, str], h1s: list[str], url: str | None = None
+) -> str:
+    """The headline from the ``<title>`` text, the page's ``<meta>`` values (by lowercase
+    property or name) and the texts of its first ``<h1>`` elements."""
+    html_title = _clean(html_title)
+    og_title = _clean(metas.get("og:title") or metas.get("twitter:title"))
+    site_name = _clean(metas.get("og:site_name") or metas.get("application-name"))
+    h1s = [h for h in (_clean(h) for h in h1s) if h]
     reference = " ".join(filter(None, [html_title, og_title]))
     for h1 in h1s:
-        if reference and _contained(h1, reference) >= 0.8 and len(_words(h1)) >= 1:
+        if reference and _contained(h1, reference) >= 0.8:
             return h1
     for candidate in (og_title, html_title):
         if candidate:
