@@ -61,6 +61,15 @@ def drop_leading_title(text: str, title: str) -> str:
     return text
 
 
+def _noscript_holds_content(tree: LexborHTMLParser) -> bool:
+    """Some apps render the page for crawlers inside <noscript> and nothing outside it."""
+    body = tree.body
+    if body is None:
+        return False
+    inside = sum(len(node.text()) for node in body.css("noscript"))
+    return inside > 0.5 * len(body.text())
+
+
 def _decode(html: bytes) -> str:
     try:
         return html.decode("utf-8")
@@ -107,6 +116,8 @@ class Extractor:
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         info = PageInfo()
         scan_head(tree.head, info)
+        if "<noscript" in text and _noscript_holds_content(tree):
+            tree.unwrap_tags(["noscript"])  # a server-rendered copy for crawlers
         tree.strip_tags(INVISIBLE_TAGS)
         body = tree.body
         if body is None:

@@ -160,12 +160,14 @@ def scan(body: LexborNode, main: bool, info: PageInfo, drop_hidden: bool = True)
 
 
 def drop(body: LexborNode, drops: list[tuple[LexborNode, bool]]) -> None:
-    """Decompose the collected elements, descendants first (so no node is used after its
-    ancestor was freed); guarded ones only if they hold under half of the body's text."""
+    """Decompose the collected elements. Guarded ones go only if they hold under half of the
+    body's text, decided before anything is removed (else removing the inner ones would
+    shrink a page-wide wrapper under the limit). Removal runs descendants first, so no node
+    is used after an ancestor was freed."""
     limit = 0.5 * chars(body.text())
-    for node, guarded in reversed(drops):
-        if not guarded or chars(node.text()) < limit:
-            node.decompose()
+    doomed = [node for node, guarded in drops if not guarded or chars(node.text()) < limit]
+    for node in reversed(doomed):
+        node.decompose()
 
 
 class LinkStats:
