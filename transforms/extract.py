@@ -28,9 +28,9 @@ from transforms.extract_scoring import (
     LinkStats,
     PageInfo,
     choose_root,
-    drop,
+    drop_boilerplate,
+    drop_furniture,
     prune_link_lists,
-    scan,
     scan_head,
 )
 from transforms.extract_title import find_title
@@ -122,14 +122,14 @@ class Extractor:
         body = tree.body
         if body is None:
             return Extracted(find_title(info.title, info.metas, [], url), "", truncated, language)
-        drops = scan(body, main, info)
+        drop_furniture(body, info, main)
         title = find_title(info.title, info.metas, info.h1s, url)
-        drop(body, drops)
         root = body
         if main:
             links = LinkStats(body)
             root = choose_root(body, links)
             prune_link_lists(root, links)
+        drop_boilerplate(root, main)
         text = layout(root)
         if main:
             text = drop_leading_title(text, title)

@@ -104,12 +104,12 @@ class PageInfo:
 # Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
 # are not: they hold little text, and skipping them halves the pass).
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
-_SCAN_SELECTOR = ", ".join(
-    ("h1",) + CONTAINER_TAGS + tuple(sorted(FURNITURE_TAGS)) + tuple(sorted(GUARDED_TAGS))
-)
+_FURNITURE_SELECTOR = ", ".join(("h1",) + tuple(sorted(FURNITURE_TAGS)))
+_BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
 
 
 def scan_head(head: LexborNode | None, info: PageInfo) -> None:
+    """The ``<title>`` text and the ``<meta>`` values (by lowercase property or name)."""
     if head is None:
         return
     for node in head.css("title, meta"):
@@ -122,50 +122,52 @@ def scan_head(head: LexborNode | None, info: PageInfo) -> None:
             info.metas[key.lower()] = attrs.get("content") or ""
 
 
-def scan(body: LexborNode, main: bool, info: PageInfo, drop_hidden: bool = True) -> list:
-    """One CSS query over the body: the ``<h1>`` texts (into ``info``), and the elements to
-    drop in document order as ``(node, guarded)`` pairs (``guarded``: drop only if it holds
-    little text)."""
-    drops: list[tuple[LexborNode, bool]] = []
-    for node in body.css(_SCAN_SELECTOR):
-        tag = node.tag
-        if tag == "h1":
+def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> None:
+    """Collect the ``<h1>`` texts into ``info``; in main mode, drop the furniture tags."""
+    furniture = []
+    for node in body.css(_FURNITURE_SELECTOR if main else "h1"):
+        if node.tag == "h1":
             if len(info.h1s) < 3:
                 info.h1s.append(node.text())
-            continue
-        if main and tag in FURNITURE_TAGS:
-            drops.append((node, False))
-            continue
+        else:
+            furniture.append(node)
+    for node in reversed(furniture):  # descendants first: no node is used once freed
+        node.decompose()
+
+
+def is_hidden(attrs: dict) -> bool:
+    return (
+        "hidden" in attrs
+        or attrs.get("aria-hidden") == "true"
+        or ("style" in attrs and bool(_DISPLAY_NONE.search(attrs["style"] or "")))
+    )
+
+
+def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
+    """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
+    class/id word or role, or are a ``form``/``header``, when they hold under half of the
+    root's text. The sizes are measured before anything is removed (removing inner ones
+    first would shrink a wrapper under the limit); removal runs descendants first."""
+    root_id = root.mem_id
+    candidates = []
+    for node in root.css(_BOILERPLATE_SELECTOR):
         attrs = node.attributes
-        if not attrs:
-            if main and tag in GUARDED_TAGS:
-                drops.append((node, True))
+        if node.mem_id == root_id:
             continue
         if (
-            drop_hidden
-            and (
-                "hidden" in attrs
-                or attrs.get("aria-hidden") == "true"
-                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
-            )
+            is_hidden(attrs)
             or main
             and (
-                tag in GUARDED_TAGS
+                node.tag in GUARDED_TAGS
                 or attrs.get("role") in BOILERPLATE_ROLES
                 or is_boilerplate_name(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
             )
         ):
-            drops.append((node, True))
-    return drops
-
-
-def drop(body: LexborNode, drops: list[tuple[LexborNode, bool]]) -> None:
-    """Decompose the collected elements. Guarded ones go only if they hold under half of the
-    body's text, decided before anything is removed (else removing the inner ones would
-    shrink a page-wide wrapper under the limit). Removal runs descendants first, so no node
-    is used after an ancestor was freed."""
-    limit = 0.5 * chars(body.text())
-    doomed = [node for node, guarded in drops if not guarded or chars(node.text()) < limit]
+            candidates.append(node)
+    if not candidates:
+        return
+    limit = 0.5 * chars(root.text())
+    doomed = [node for node in candidates if chars(node.text()) < limit]
     for node in reversed(doomed):
         node.decompose()
 
