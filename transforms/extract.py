@@ -21,12 +21,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.extract_layout import layout
 from transforms.extract_scoring import (
     LinkStats,
     PageInfo,
+    chars,
     choose_root,
     drop_boilerplate,
     drop_furniture,
@@ -39,8 +40,6 @@ MODES = ("main", "full")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
 
-# Never visible, in any mode.
-INVISIBLE_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
@@ -59,15 +58,6 @@ def drop_leading_title(text: str, title: str) -> str:
     if title and first.strip() == title:
         return rest.lstrip("\n")
     return text
-
-
-def _noscript_holds_content(tree: LexborHTMLParser) -> bool:
-    """Some apps render the page for crawlers inside <noscript> and nothing outside it."""
-    body = tree.body
-    if body is None:
-        return False
-    inside = sum(len(node.text()) for node in body.css("noscript"))
-    return inside > 0.5 * len(body.text())
 
 
 def _decode(html: bytes) -> str:
@@ -111,29 +101,36 @@ class Extractor:
     def __call__(self, html: bytes | str, url: str | None = None) -> Extracted:
         text, truncated = self._bounded(html)
         tree = LexborHTMLParser(text)
-        main = self.mode == "main"
         html_node = tree.css_first("html")
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         info = PageInfo()
         scan_head(tree.head, info)
-        if "<noscript" in text and _noscript_holds_content(tree):
-            tree.unwrap_tags(["noscript"])  # a server-rendered copy for crawlers
-        tree.strip_tags(INVISIBLE_TAGS)
         body = tree.body
         if body is None:
             return Extracted(find_title(info.title, info.metas, [], url), "", truncated, language)
-        drop_furniture(body, info, main)
+        noscript_chars = drop_furniture(body, info, self.mode == "main")
+        if noscript_chars and noscript_chars > chars(body.text()):
+            # The page is rendered for crawlers inside <noscript> only: use that copy.
+            tree = LexborHTMLParser(text)
+            tree.unwrap_tags(["noscript"])
+            body = tree.body
+            info.h1s.clear()
+            drop_furniture(body, info, self.mode == "main")
         title = find_title(info.title, info.metas, info.h1s, url)
+        body_text = self._body_text(body, title, has_pre="<pre" in text)
+        return Extracted(title, body_text, truncated, language)
+
+    def _body_text(self, body: LexborNode, title: str, has_pre: bool) -> str:
         root = body
-        if main:
+        if self.mode == "main":
             links = LinkStats(body)
             root = choose_root(body, links)
             prune_link_lists(root, links)
-        drop_boilerplate(root, main)
-        text = layout(root)
-        if main:
+        drop_boilerplate(root, self.mode == "main")
+        text = layout(root, has_pre)
+        if self.mode == "main":
             text = drop_leading_title(text, title)
-        return Extracted(title, text, truncated, language)
+        return text
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}

@@ -89,7 +89,7 @@ TEXT_BLOCK_TAGS = frozenset(
 
 def chars(text: str) -> int:
     """Text length without spaces and line breaks (source indentation does not count)."""
-    return len(text) - text.count(" ") - text.count("\n") - text.count("\t")
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r")
 
 
 @dataclass
@@ -104,7 +104,9 @@ class PageInfo:
 # Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
 # are not: they hold little text, and skipping them halves the pass).
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
-_FURNITURE_SELECTOR = ", ".join(("h1",) + tuple(sorted(FURNITURE_TAGS)))
+INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
+_DROP_FULL = ", ".join(("h1",) + INVISIBLE_TAGS)
+_DROP_MAIN = ", ".join(("h1",) + INVISIBLE_TAGS + tuple(sorted(FURNITURE_TAGS)))
 _BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
 
 
@@ -122,17 +124,24 @@ def scan_head(head: LexborNode | None, info: PageInfo) -> None:
             info.metas[key.lower()] = attrs.get("content") or ""
 
 
-def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> None:
-    """Collect the ``<h1>`` texts into ``info``; in main mode, drop the furniture tags."""
-    furniture = []
-    for node in body.css(_FURNITURE_SELECTOR if main else "h1"):
-        if node.tag == "h1":
+def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> int:
+    """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
+    tags; collect the ``<h1>`` texts into ``info``. Returns the length of the text that was
+    inside ``<noscript>`` (some apps render the page for crawlers there and nowhere else)."""
+    doomed = []
+    noscript_chars = 0
+    for node in body.css(_DROP_MAIN if main else _DROP_FULL):
+        tag = node.tag
+        if tag == "h1":
             if len(info.h1s) < 3:
                 info.h1s.append(node.text())
-        else:
-            furniture.append(node)
-    for node in reversed(furniture):  # descendants first: no node is used once freed
+            continue
+        if tag == "noscript":
+            noscript_chars += chars(node.text())
+        doomed.append(node)
+    for node in reversed(doomed):  # descendants first: no node is used once freed
         node.decompose()
+    return noscript_chars
 
 
 def is_hidden(attrs: dict) -> bool:
