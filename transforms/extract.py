@@ -31,6 +31,7 @@ from transforms.extract_scoring import (
     choose_root,
     drop_boilerplate,
     drop_furniture,
+    marked_article_body,
     prune_link_lists,
     scan_head,
 )
@@ -117,14 +118,19 @@ class Extractor:
             info.h1s.clear()
             drop_furniture(body, info, self.mode == "main")
         title = find_title(info.title, info.metas, info.h1s, url)
-        body_text = self._body_text(body, title, has_pre="<pre" in text)
+        body_text = self._body_text(
+            body, title, has_pre="<pre" in text, has_article_body="articleBody" in text
+        )
         return Extracted(title, body_text, truncated, language)
 
-    def _body_text(self, body: LexborNode, title: str, has_pre: bool) -> str:
+    def _body_text(
+        self, body: LexborNode, title: str, has_pre: bool, has_article_body: bool
+    ) -> str:
         root = body
         if self.mode == "main":
             links = LinkStats(body)
-            root = choose_root(body, links)
+            marked = marked_article_body(body) if has_article_body else None
+            root = marked or choose_root(body, links)
             prune_link_lists(root, links)
         drop_boilerplate(root, self.mode == "main")
         text = layout(root, has_pre)

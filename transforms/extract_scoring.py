@@ -225,6 +225,14 @@ class LinkStats:
         return False
 
 
+def marked_article_body(body: LexborNode) -> LexborNode | None:
+    """The one element marked up as the article body (schema.org microdata), if any."""
+    nodes = body.css('[itemprop="articleBody" i]')
+    if len(nodes) == 1 and chars(nodes[0].text()) > 0:
+        return nodes[0]
+    return None
+
+
 def choose_root(body: LexborNode, links: LinkStats) -> LexborNode:
     """The deepest element holding at least ``ROOT_SHARE`` of the body's weight."""
     total = links.weight(body)
