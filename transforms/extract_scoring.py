@@ -29,7 +29,7 @@ from selectolax.lexbor import LexborNode
 
 # Tags that never hold main content.
 FURNITURE_TAGS = frozenset(
-    {"nav", "aside", "footer", "dialog", "menu", "button", "select", "input", "textarea",
+    {"nav", "aside", "footer", "dialog", "menu", "button", "select", "input", "textarea", "figcaption",
      "label", "option", "datalist", "output", "search"}
 )  # fmt: skip
 # Tags that usually are furniture but that some sites wrap around the whole page.
@@ -106,7 +106,12 @@ class PageInfo:
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
 _DROP_FULL = ", ".join(("h1",) + INVISIBLE_TAGS)
+_HIDDEN_SELECTOR = (
+    '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
+)
+_DROP_TAGS = frozenset(INVISIBLE_TAGS) | FURNITURE_TAGS
 _DROP_MAIN = ", ".join(("h1",) + INVISIBLE_TAGS + tuple(sorted(FURNITURE_TAGS)))
+_DROP_MAIN += ", " + _HIDDEN_SELECTOR
 _BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
 
 
@@ -130,6 +135,7 @@ def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> int:
     inside ``<noscript>`` (some apps render the page for crawlers there and nowhere else)."""
     doomed = []
     noscript_chars = 0
+    limit = None
     for node in body.css(_DROP_MAIN if main else _DROP_FULL):
         tag = node.tag
         if tag == "h1":
@@ -138,6 +144,11 @@ def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> int:
             continue
         if tag == "noscript":
             noscript_chars += chars(node.text())
+        if tag not in _DROP_TAGS:  # matched as hidden: keep it if it is most of the page
+            if limit is None:
+                limit = 0.5 * chars(body.text())
+            if chars(node.text()) >= limit:
+                continue
         doomed.append(node)
     for node in reversed(doomed):  # descendants first: no node is used once freed
         node.decompose()
