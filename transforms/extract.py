@@ -33,6 +33,7 @@ from transforms.extract_scoring import (
     drop_furniture,
     marked_article_body,
     prune_link_lists,
+    refine_to_prose,
     scan_head,
 )
 from transforms.extract_title import find_title
@@ -130,7 +131,7 @@ class Extractor:
         if self.mode == "main":
             links = LinkStats(body)
             marked = marked_article_body(body) if has_article_body else None
-            root = marked or choose_root(body, links)
+            root = marked or refine_to_prose(choose_root(body, links), links)
             prune_link_lists(root, links)
         drop_boilerplate(root, self.mode == "main")
         text = layout(root, has_pre)

@@ -269,6 +269,53 @@ def choose_root(body: LexborNode, links: LinkStats) -> LexborNode:
     return node
 
 
+PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's prose
+
+
+def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
+    """The deepest element inside ``root`` holding ``PROSE_SHARE`` of its prose: the text of
+    its ``<p>`` elements, minus their link text. This leaves out teasers, bylines and other
+    short blocks that sit beside the article body in the same container."""
+    root_id = root.mem_id
+    parent_of = links.parent_of
+    nodes = links.nodes
+    weight: dict[int, float] = {}
+    total = 0.0
+    for p in root.css("p"):
+        pid = p.mem_id
+        w = chars(p.text()) - links.link_chars.get(pid, 0)
+        if w <= 0:
+            continue
+        total += w
+        node, nid = p, pid
+        while nid not in parent_of:  # record the chain up to a known element
+            nodes[nid] = node
+            up = node.parent
+            upid = up.mem_id if up is not None else None
+            parent_of[nid] = upid
+            if up is None:
+                break
+            node, nid = up, upid
+        nid = pid
+        while nid is not None and nid != root_id:
+            weight[nid] = weight.get(nid, 0.0) + w
+            nid = parent_of.get(nid)
+    if total <= 0.5 * links.weight(root):  # not an article: listings, products, forums
+        return root
+    best, best_depth = root, 0
+    for nid, w in weight.items():
+        if w >= PROSE_SHARE * total:
+            depth, up = 0, nid
+            while up is not None and up != root_id:
+                depth += 1
+                up = parent_of.get(up)
+            if depth > best_depth:
+                best, best_depth = nodes[nid], depth
+    while best.tag in TEXT_BLOCK_TAGS and best.parent is not None:
+        best = best.parent
+    return best
+
+
 def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
     """Drop boxes inside ``root`` that are mostly links (only the outermost such box)."""
     root_id = root.mem_id
