@@ -27,7 +27,6 @@ from transforms.extract_layout import layout
 from transforms.extract_scoring import (
     LinkStats,
     PageInfo,
-    chars,
     choose_root,
     drop_boilerplate,
     drop_furniture,
@@ -35,6 +34,7 @@ from transforms.extract_scoring import (
     prune_link_lists,
     refine_to_prose,
     scan_head,
+    size,
 )
 from transforms.extract_title import find_title
 
@@ -111,7 +111,7 @@ class Extractor:
         if body is None:
             return Extracted(find_title(info.title, info.metas, [], url), "", truncated, language)
         noscript_chars = drop_furniture(body, info, self.mode == "main")
-        if noscript_chars and noscript_chars > chars(body.text()):
+        if noscript_chars and noscript_chars > size(body):
             # The page is rendered for crawlers inside <noscript> only: use that copy.
             tree = LexborHTMLParser(text)
             tree.unwrap_tags(["noscript"])

@@ -87,6 +87,12 @@ TEXT_BLOCK_TAGS = frozenset(
 )  # fmt: skip
 
 
+def size(node: LexborNode) -> int:
+    """The length of an element's text without whitespace-only text nodes (source
+    indentation) and without the spaces around each text node."""
+    return len(node.text(strip=True))
+
+
 def chars(text: str) -> int:
     """Text length without spaces and line breaks (source indentation does not count)."""
     return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r")
@@ -143,11 +149,11 @@ def drop_furniture(body: LexborNode, info: PageInfo, main: bool) -> int:
                 info.h1s.append(node.text())
             continue
         if tag == "noscript":
-            noscript_chars += chars(node.text())
+            noscript_chars += size(node)
         if tag not in _DROP_TAGS:  # matched as hidden: keep it if it is most of the page
             if limit is None:
-                limit = 0.5 * chars(body.text())
-            if chars(node.text()) >= limit:
+                limit = 0.5 * size(body)
+            if size(node) >= limit:
                 continue
         doomed.append(node)
     for node in reversed(doomed):  # descendants first: no node is used once freed
@@ -186,8 +192,8 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
             candidates.append(node)
     if not candidates:
         return
-    limit = 0.5 * chars(root.text())
-    doomed = [node for node in candidates if chars(node.text()) < limit]
+    limit = 0.5 * size(root)
+    doomed = [node for node in candidates if size(node) < limit]
     for node in reversed(doomed):
         node.decompose()
 
@@ -205,7 +211,7 @@ class LinkStats:
             self.parent_of, self.nodes, self.link_chars, self.link_count
         )  # fmt: skip
         for link in body.css("a"):
-            n = chars(link.text())
+            n = size(link)
             if not n:
                 continue
             node, nid = link, link.mem_id
@@ -224,7 +230,7 @@ class LinkStats:
                 nid = parent_of.get(nid)
 
     def weight(self, node: LexborNode) -> float:
-        total = chars(node.text())
+        total = size(node)
         links = min(self.link_chars.get(node.mem_id, 0), total)
         return total - links + LINK_WEIGHT * links
 
@@ -239,7 +245,7 @@ class LinkStats:
 def marked_article_body(body: LexborNode) -> LexborNode | None:
     """The one element marked up as the article body (schema.org microdata), if any."""
     nodes = body.css('[itemprop="articleBody" i]')
-    if len(nodes) == 1 and chars(nodes[0].text()) > 0:
+    if len(nodes) == 1 and size(nodes[0]) > 0:
         return nodes[0]
     return None
 
@@ -283,7 +289,7 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     total = 0.0
     for p in root.css("p"):
         pid = p.mem_id
-        w = chars(p.text()) - links.link_chars.get(pid, 0)
+        w = size(p) - links.link_chars.get(pid, 0)
         if w <= 0:
             continue
         total += w
@@ -319,7 +325,7 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
 def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
     """Drop boxes inside ``root`` that are mostly links (only the outermost such box)."""
     root_id = root.mem_id
-    root_chars = chars(root.text())
+    root_chars = size(root)
     marked: set[int] = set()
     for nid, count in links.link_count.items():
         if count < 2 or nid == root_id:
@@ -327,7 +333,7 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         node = links.nodes.get(nid)
         if node is None or node.tag not in LINK_LIST_TAGS or not links.inside(nid, root_id):
             continue
-        total = chars(node.text())
+        total = size(node)
         if total and links.link_chars[nid] > LINK_DENSITY_MAX * total and total < 0.5 * root_chars:
             marked.add(nid)
     for nid in marked:
