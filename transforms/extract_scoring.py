@@ -198,36 +198,69 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
         node.decompose()
 
 
-class LinkStats:
-    """Link text and link count per element, from each link up to ``body``."""
+class Tree:
+    """A memo of the parent chains of the elements we care about (by ``mem_id``), so that
+    values can be summed up the tree once per element instead of once per leaf."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id
         self.parent_of: dict[int, int | None] = {self.body_id: None}
         self.nodes: dict[int, LexborNode] = {self.body_id: body}
-        self.link_chars: dict[int, int] = {}
-        self.link_count: dict[int, int] = {}
-        parent_of, nodes, link_chars, link_count = (
-            self.parent_of, self.nodes, self.link_chars, self.link_count
-        )  # fmt: skip
+
+    def add(self, node: LexborNode) -> int:
+        """Record ``node``'s chain up to a known element; return its id."""
+        parent_of, nodes = self.parent_of, self.nodes
+        first = nid = node.mem_id
+        while nid not in parent_of:
+            nodes[nid] = node
+            up = node.parent
+            pid = up.mem_id if up is not None else None
+            parent_of[nid] = pid
+            if up is None:
+                break
+            node, nid = up, pid
+        return first
+
+    def sum_up(self, values: dict[int, float]) -> dict[int, float]:
+        """Subtree sums of per-element ``values``: each element is visited once, deepest
+        first (depths come from the memoised chains)."""
+        parent_of = self.parent_of
+        depth: dict[int, int] = {}
+        for nid in parent_of:
+            chain = []
+            up: int | None = nid
+            while up is not None and up not in depth:
+                chain.append(up)
+                up = parent_of[up]
+            d = depth[up] if up is not None else -1
+            for c in reversed(chain):
+                d += 1
+                depth[c] = d
+        sums = dict(values)
+        for nid in sorted(values.keys() | parent_of.keys(), key=depth.__getitem__, reverse=True):
+            value = sums.get(nid)
+            pid = parent_of[nid]
+            if value and pid is not None:
+                sums[pid] = sums.get(pid, 0.0) + value
+        self.depth = depth
+        return sums
+
+
+class LinkStats(Tree):
+    """Link text and link count per element, summed from the links up to ``body``."""
+
+    def __init__(self, body: LexborNode) -> None:
+        super().__init__(body)
+        own_chars: dict[int, float] = {}
+        own_count: dict[int, float] = {}
         for link in body.css("a"):
             n = size(link)
-            if not n:
-                continue
-            node, nid = link, link.mem_id
-            while nid not in parent_of:  # record the chain up to a known element
-                nodes[nid] = node
-                up = node.parent
-                pid = up.mem_id if up is not None else None
-                parent_of[nid] = pid
-                if up is None:
-                    break
-                node, nid = up, pid
-            nid = link.mem_id
-            while nid is not None:
-                link_chars[nid] = link_chars.get(nid, 0) + n
-                link_count[nid] = link_count.get(nid, 0) + 1
-                nid = parent_of.get(nid)
+            if n:
+                nid = self.add(link)
+                own_chars[nid] = own_chars.get(nid, 0) + n
+                own_count[nid] = own_count.get(nid, 0) + 1
+        self.link_chars = self.sum_up(own_chars)
+        self.link_count = self.sum_up(own_count)
 
     def weight(self, node: LexborNode) -> float:
         total = size(node)
@@ -282,41 +315,21 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     """The deepest element inside ``root`` holding ``PROSE_SHARE`` of its prose: the text of
     its ``<p>`` elements, minus their link text. This leaves out teasers, bylines and other
     short blocks that sit beside the article body in the same container."""
-    root_id = root.mem_id
-    parent_of = links.parent_of
-    nodes = links.nodes
-    weight: dict[int, float] = {}
+    tree = Tree(root)
+    own: dict[int, float] = {}
     total = 0.0
     for p in root.css("p"):
-        pid = p.mem_id
-        w = size(p) - links.link_chars.get(pid, 0)
-        if w <= 0:
-            continue
-        total += w
-        node, nid = p, pid
-        while nid not in parent_of:  # record the chain up to a known element
-            nodes[nid] = node
-            up = node.parent
-            upid = up.mem_id if up is not None else None
-            parent_of[nid] = upid
-            if up is None:
-                break
-            node, nid = up, upid
-        nid = pid
-        while nid is not None and nid != root_id:
-            weight[nid] = weight.get(nid, 0.0) + w
-            nid = parent_of.get(nid)
+        w = size(p) - links.link_chars.get(p.mem_id, 0)
+        if w > 0:
+            own[tree.add(p)] = w
+            total += w
     if total <= 0.5 * links.weight(root):  # not an article: listings, products, forums
         return root
+    sums = tree.sum_up(own)
     best, best_depth = root, 0
-    for nid, w in weight.items():
-        if w >= PROSE_SHARE * total:
-            depth, up = 0, nid
-            while up is not None and up != root_id:
-                depth += 1
-                up = parent_of.get(up)
-            if depth > best_depth:
-                best, best_depth = nodes[nid], depth
+    for nid, w in sums.items():
+        if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
+            best, best_depth = tree.nodes[nid], tree.depth[nid]
     while best.tag in TEXT_BLOCK_TAGS and best.parent is not None:
         best = best.parent
     return best
