@@ -59,8 +59,8 @@ def split_title(title: str) -> list[str]:
 
 def strip_site_name(title: str, site_name: str = "", url: str | None = None) -> str:
     """Remove the site-name parts ("| Site", "Site - ") from a ``<title>``: the parts naming
-    the site (``og:site_name``, the URL's host) if any, else the title's first part (the
-    headline leads in most titles)."""
+    the site (``og:site_name``, the URL's host) go, and of the rest the first part is kept
+    (the headline leads in most titles)."""
     return _strip(title, _Site(site_name, url))
 
 
@@ -69,11 +69,7 @@ def _strip(title: str, site: _Site) -> str:
     if len(parts) < 2:
         return title
     kept = [p for p in parts if not site.names(p)]
-    if not kept:
-        return parts[0]
-    if len(kept) < len(parts):
-        return " - ".join(kept)
-    return parts[0]
+    return kept[0] if kept else parts[0]
 
 
 def _similar(a: str, b: str) -> bool:
@@ -109,5 +105,8 @@ def find_title(
         if any(_similar(h1, c) for c in candidates):
             return h1
     for t in titles:
-        return _strip(t, site)
+        headline = _strip(t, site)
+        if h1s and site.names(headline):  # the title is only the site's name
+            return h1s[0]
+        return headline
     return h1s[0] if h1s else ""
