@@ -93,7 +93,7 @@ def test_comment_sections_and_share_boxes_are_dropped():
     html = page(
         article(
             f"<p>{PROSE}</p><div class='share-buttons'><span>Share this</span></div>",
-            f"<section id='comments'><h3>3 comments</h3><p>Great post!</p></section>",
+            "<section id='comments'><h3>3 comments</h3><p>Great post!</p></section>",
         )
     )
     text = extract(html).text
