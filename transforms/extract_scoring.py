@@ -45,7 +45,8 @@ BOILERPLATE_SUBSTRINGS = (
     "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
     "masthead", "navbar", "navigation", "pagination", "paywall", "popup", "related", "sharing",
     "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
-    "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay",
+    "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay", "caption",
+    "credit", "lightbox",
     # the same ideas in other languages
     "werbung", "anzeige", "publicidad", "publicite", "pubblicita", "reklam", "kommentare",
     "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
