@@ -46,11 +46,11 @@ BOILERPLATE_SUBSTRINGS = (
     "masthead", "navbar", "navigation", "pagination", "paywall", "popup", "related", "sharing",
     "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
     "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay", "caption",
-    "credit", "lightbox",
+    "credit", "lightbox", "reviews",
     # the same ideas in other languages
     "werbung", "anzeige", "publicidad", "publicite", "pubblicita", "reklam", "kommentare",
     "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
-    "compartir", "condividi",
+    "compartir", "condividi", "bewertungen", "opiniones", "recensioni",
 )  # fmt: skip
 # ... and short words matched only as whole words (between -, _ or spaces).
 BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
