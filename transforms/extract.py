@@ -129,6 +129,7 @@ class Extractor:
     ) -> str:
         root = body
         if self.mode == "main":
+            drop_boilerplate(body, True, spare_content=True)
             links = LinkStats(body)
             marked = marked_article_body(body) if has_article_body else None
             root = marked or refine_to_prose(choose_root(body, links), links)

@@ -170,7 +170,10 @@ def is_hidden(attrs: dict) -> bool:
     )
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
+CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
+
+
+def drop_boilerplate(root: LexborNode, main: bool = True, spare_content: bool = False) -> None:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. The sizes are measured before anything is removed (removing inner ones
@@ -190,6 +193,10 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
                 or is_boilerplate_name(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
             )
         ):
+            if spare_content and CONTENT_WORDS.search(
+                f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+            ):
+                continue
             candidates.append(node)
     if not candidates:
         return
