@@ -43,7 +43,7 @@ BOILERPLATE_ROLES = frozenset(
 # to occur inside content words) ...
 BOILERPLATE_SUBSTRINGS = (
     "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
-    "masthead", "navbar", "navigation", "pagination", "paywall", "popup", "related", "sharing",
+    "masthead", "navbar", "navigation", "pagination", "popup", "related", "sharing",
     "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
     "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay", "caption",
     "credit", "lightbox", "reviews",
