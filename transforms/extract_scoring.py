@@ -176,34 +176,47 @@ CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
 def drop_boilerplate(root: LexborNode, main: bool = True, spare_content: bool = False) -> None:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
-    root's text. The sizes are measured before anything is removed (removing inner ones
-    first would shrink a wrapper under the limit); removal runs descendants first."""
+    root's text. With ``spare_content``, names that also have a content word (article, main,
+    content, ...) are spared: page-wide wrappers carry such names.
+
+    The candidates are taken outermost first (document order); one inside an element
+    already doomed is skipped without measuring it, so nested candidates cost nothing.
+    Sizes are measured before anything is removed."""
     root_id = root.mem_id
     candidates = []
     for node in root.css(_BOILERPLATE_SELECTOR):
         attrs = node.attributes
-        if node.mem_id == root_id:
+        if not attrs:
+            if main and node.tag in GUARDED_TAGS:
+                candidates.append(node)
             continue
-        if (
-            is_hidden(attrs)
-            or main
-            and (
+        if is_hidden(attrs):
+            candidates.append(node)
+        elif main:
+            names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+            if (
                 node.tag in GUARDED_TAGS
                 or attrs.get("role") in BOILERPLATE_ROLES
-                or is_boilerplate_name(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
-            )
-        ):
-            if spare_content and CONTENT_WORDS.search(
-                f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()
+                or is_boilerplate_name(names)
+                and not (spare_content and CONTENT_WORDS.search(names.lower()))
             ):
-                continue
-            candidates.append(node)
+                candidates.append(node)
     if not candidates:
         return
     limit = 0.5 * size(root)
-    doomed = [node for node in candidates if size(node) < limit]
-    for node in reversed(doomed):
-        node.decompose()
+    tree = Tree(root)
+    doomed: set[int] = set()
+    for node in candidates:
+        nid = tree.add(node)
+        if nid == root_id:
+            continue
+        up = tree.parent_of.get(nid)
+        while up is not None and up not in doomed:
+            up = tree.parent_of.get(up)
+        if up is None and size(node) < limit:
+            doomed.add(nid)
+    for nid in doomed:
+        tree.nodes[nid].decompose()
 
 
 class Tree:
