@@ -23,20 +23,17 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract_layout import layout
 from transforms.extract_scoring import (
     LinkStats,
-    PageInfo,
     choose_root,
-    drop_boilerplate,
-    drop_furniture,
     marked_article_body,
     prune_link_lists,
     refine_to_prose,
-    scan_head,
-    size,
 )
-from transforms.extract_title import find_title
+from transforms.extract_title import find_title, read_head
+from transforms.extract_tree import size
 
 MODES = ("main", "full")
 MAX_HTML_CHARS = 5_000_000
@@ -105,20 +102,20 @@ class Extractor:
         tree = LexborHTMLParser(text)
         html_node = tree.css_first("html")
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
-        info = PageInfo()
-        scan_head(tree.head, info)
+        html_title, metas = read_head(tree.head)
+        h1s: list[str] = []
         body = tree.body
         if body is None:
-            return Extracted(find_title(info.title, info.metas, [], url), "", truncated, language)
-        noscript_chars = drop_furniture(body, info, self.mode == "main")
+            return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
+        noscript_chars = drop_furniture(body, h1s, self.mode == "main")
         if noscript_chars and noscript_chars > size(body):
             # The page is rendered for crawlers inside <noscript> only: use that copy.
             tree = LexborHTMLParser(text)
             tree.unwrap_tags(["noscript"])
             body = tree.body
-            info.h1s.clear()
-            drop_furniture(body, info, self.mode == "main")
-        title = find_title(info.title, info.metas, info.h1s, url)
+            h1s.clear()
+            drop_furniture(body, h1s, self.mode == "main")
+        title = find_title(html_title, metas, h1s, url)
         body_text = self._body_text(
             body, title, has_pre="<pre" in text, has_article_body="articleBody" in text
         )

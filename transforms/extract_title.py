@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from selectolax.lexbor import LexborNode
+
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(r"\s+(?:[|\-–—·•:»«/~]|::)\s+")
@@ -110,3 +112,19 @@ def find_title(
             return h1s[0]
         return headline
     return h1s[0] if h1s else ""
+
+
+def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
+    """The ``<title>`` text and the ``<meta>`` values (by lowercase property or name)."""
+    title, metas = "", {}
+    if head is None:
+        return title, metas
+    for node in head.css("title, meta"):
+        if node.tag == "title":
+            title = title or node.text()
+            continue
+        attrs = node.attributes
+        key = attrs.get("property") or attrs.get("name")
+        if key and key.lower() not in metas:
+            metas[key.lower()] = attrs.get("content") or ""
+    return title, metas
