@@ -1,5 +1,7 @@
 """The extractor on small hand-made pages: layout, boilerplate, title, caps, modes, input types."""
 
+import codecs
+
 import pytest
 
 from transforms.extract import Extracted, Extractor, extract
@@ -214,6 +216,8 @@ def test_bytes_and_str_give_the_same_result():
     assert extract(html.encode("utf-8")) == extract(html)
     latin = page("<main><p>café</p></main>").replace("<head>", "<head><meta charset='iso-8859-1'>")
     assert extract(latin.encode("latin-1")).text == "café"
+    assert extract(html.encode("utf-16")) == extract(html)
+    assert extract(codecs.BOM_UTF8 + html.encode("utf-8")) == extract(html)
 
 
 def test_mode_is_checked():

@@ -16,6 +16,7 @@ is deterministic, uses no network, and is bounded by an input-size cap and a nod
 from __future__ import annotations
 
 import argparse
+import codecs
 import re
 import sys
 from dataclasses import dataclass
@@ -60,6 +61,11 @@ def drop_leading_title(text: str, title: str) -> str:
 
 
 def _decode(html: bytes) -> str:
+    """Bytes to text: a byte-order mark, else UTF-8, else a ``<meta charset>``, else cp1252."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                       (codecs.BOM_UTF16_BE, "utf-16")):  # fmt: skip
+        if html.startswith(bom):
+            return html.decode(codec, errors="replace")
     try:
         return html.decode("utf-8")
     except UnicodeDecodeError:
