@@ -153,6 +153,22 @@ def test_content_rendered_only_inside_noscript_is_used():
     assert PROSE in extract(html).text
 
 
+def test_a_js_message_in_noscript_is_not_content():
+    html = page("<div id='root'></div><noscript>You need to enable JavaScript.</noscript>")
+    assert extract(html).text == ""
+
+
+def test_an_unclosed_aside_that_swallows_the_page_is_kept():
+    html = page(f"<aside class='banner'>News! <div><p>{PROSE}</p><p>{PROSE}</p></div>")
+    assert PROSE in extract(html).text
+
+
+def test_content_parked_in_a_hidden_element_by_a_streaming_app_is_kept():
+    script = "<script>" + "x=1;" * 500 + "</script>"
+    html = page(f"<div>Loading...</div>{script}<div hidden id='S:0'><p>{PROSE}</p></div>")
+    assert PROSE in extract(html).text
+
+
 # --- title -----------------------------------------------------------------------------------
 
 

@@ -78,7 +78,10 @@ _DROP_FULL = ", ".join(("h1",) + INVISIBLE_TAGS)
 _HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
 )
-_DROP_TAGS = frozenset(INVISIBLE_TAGS) | FURNITURE_TAGS
+_INVISIBLE = frozenset(INVISIBLE_TAGS)
+_DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
+_GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
+_NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
 _DROP_MAIN = ", ".join(("h1",) + INVISIBLE_TAGS + tuple(sorted(FURNITURE_TAGS)))
 _DROP_MAIN += ", " + _HIDDEN_SELECTOR
 _BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
@@ -86,26 +89,33 @@ _BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
 
 def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
-    tags; collect the first ``<h1>`` texts into ``h1s``. Returns the length of the text that was
-    inside ``<noscript>`` (some apps render the page for crawlers there and nowhere else)."""
-    doomed = []
+    tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
+
+    Hidden elements stay if they hold half of the body's visible text (streaming apps park
+    their content in a hidden element until a script moves it), furniture boxes (nav,
+    aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page). Sizes are measured
+    before anything is removed; removal runs descendants first, so no node is used once
+    freed.
+
+    Returns the length of the text inside ``<noscript>`` elements holding real markup
+    (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
     noscript_chars = 0
-    limit = None
     for node in body.css(_DROP_MAIN if main else _DROP_FULL):
         tag = node.tag
         if tag == "h1":
             if len(h1s) < 3:
                 h1s.append(node.text())
             continue
-        if tag == "noscript":
+        if tag == "noscript" and node.css_first(_NOSCRIPT_CONTENT) is not None:
             noscript_chars += size(node)
-        if tag not in _DROP_TAGS:  # matched as hidden: keep it if it is most of the page
-            if limit is None:
-                limit = 0.5 * size(body)
-            if size(node) >= limit:
-                continue
-        doomed.append(node)
-    for node in reversed(doomed):  # descendants first: no node is used once freed
+        # hidden: keep it if it holds half the page; a furniture box: if it holds the page
+        guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
+        found.append((node, guard))
+    if any(guard for _, guard in found):
+        visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
+        found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
+    for node, _ in reversed(found):
         node.decompose()
     return noscript_chars
 
