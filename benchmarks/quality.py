@@ -238,7 +238,8 @@ def main() -> int:
         rows[name], per_page[name] = score(sets, results[name])
     print(
         f"\naeb: {len(sets['aeb'])} pages, wcxb-dev: {len(sets['wcxb'])} pages; "
-        "pages/s on wcxb-dev, one process; peak MB = max RSS above the loaded corpus\n"
+        "pages/s on wcxb-dev = pages / CPU seconds in the extraction calls, one process; "
+        "peak MB = max RSS above the loaded corpus\n"
     )
     print_table(rows, {n for n, r in results.items() if r.get("cached")})
 
