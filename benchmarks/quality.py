@@ -29,7 +29,8 @@ from benchmarks.metrics import aeb_page, aeb_score, macro_mean, word_prf  # noqa
 
 CORPUS = Path(os.environ.get("CORPUS", ROOT.parent / "shared" / "corpus"))
 CACHE = ROOT / "bench" / "cache"
-EXTRACTORS = ["this", "seed", "resiliparse", "trafilatura"]
+EXTRACTORS = ["this", "seed", "resiliparse", "trafilatura", "parse-only"]
+REFERENCE = "parse-only"  # Lexbor parsing alone: a floor for the time, not an extractor
 PAGE_TYPES = ["article", "documentation", "service", "forum", "product", "listing", "collection"]
 
 
@@ -77,6 +78,14 @@ def make_extractor(name: str):
         def run(html: str, url: str | None) -> tuple[str, str]:
             result = extractor(html, url)
             return result.title, result.text
+
+        return run
+    if name == REFERENCE:
+        from selectolax.lexbor import LexborHTMLParser
+
+        def run(html: str, url: str | None) -> tuple[str, str]:
+            LexborHTMLParser(html)
+            return "", ""
 
         return run
     if name == "seed":
@@ -201,6 +210,10 @@ def print_table(rows: dict[str, dict], cached: set[str]) -> None:
     print("|" + "|".join("---" for _ in head) + "|")
     for name, row in rows.items():
         cells = [name + (" (cached)" if name in cached else "")]
+        if name == REFERENCE:
+            cells += ["–"] * (len(head) - 3) + [f"{row['pps']:.0f}", f"{row['peak_mb']:.0f}"]
+            print("| " + " | ".join(cells) + " |")
+            continue
         for set_name in ("aeb", "wcxb"):
             prf = row[set_name]
             cells += [f"{prf.f1:.3f}", f"{prf.precision:.3f}", f"{prf.recall:.3f}"]
@@ -243,7 +256,7 @@ def main() -> int:
     )
     print_table(rows, {n for n, r in results.items() if r.get("cached")})
 
-    peers = [n for n in rows if n != "this"]
+    peers = [n for n in rows if n not in ("this", REFERENCE)]
     if "this" in rows and peers:
         losses = []
         for key, mine in per_page["this"].items():
