@@ -74,7 +74,9 @@ _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 # are not: they hold little text, and skipping them halves the pass).
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
-_DROP_FULL = ", ".join(("h1",) + INVISIBLE_TAGS)
+# Stripped in C before the pass (no Python objects); <noscript> is looked at first.
+_STRIPPED = [tag for tag in INVISIBLE_TAGS if tag != "noscript"]
+_DROP_FULL = "h1, noscript"
 _HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
 )
@@ -82,7 +84,7 @@ _INVISIBLE = frozenset(INVISIBLE_TAGS)
 _DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
 _GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
 _NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
-_DROP_MAIN = ", ".join(("h1",) + INVISIBLE_TAGS + tuple(sorted(FURNITURE_TAGS)))
+_DROP_MAIN = ", ".join(("h1", "noscript") + tuple(sorted(FURNITURE_TAGS)))
 _DROP_MAIN += ", " + _HIDDEN_SELECTOR
 _BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
 
@@ -99,6 +101,7 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
 
     Returns the length of the text inside ``<noscript>`` elements holding real markup
     (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    body.strip_tags(_STRIPPED)
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
     noscript_chars = 0
     for node in body.css(_DROP_MAIN if main else _DROP_FULL):
