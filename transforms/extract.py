@@ -41,6 +41,7 @@ MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
 
 
+_ARTICLE_BODY = re.compile(r"""itemprop=["']?articleBody""")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
 
@@ -123,7 +124,10 @@ class Extractor:
             drop_furniture(body, h1s, self.mode == "main")
         title = find_title(html_title, metas, h1s, url)
         body_text = self._body_text(
-            body, title, has_pre="<pre" in text, has_article_body="articleBody" in text
+            body,
+            title,
+            has_pre="<pre" in text,
+            has_article_body=_ARTICLE_BODY.search(text) is not None,
         )
         return Extracted(title, body_text, truncated, language)
 
