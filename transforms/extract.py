@@ -134,16 +134,16 @@ class Extractor:
     def _body_text(
         self, body: LexborNode, title: str, has_pre: bool, has_article_body: bool
     ) -> str:
+        main = self.mode == "main"
+        drop_boilerplate(body, main)
         root = body
-        if self.mode == "main":
-            drop_boilerplate(body, True, spare_content=True)
+        if main:
             links = LinkStats(body)
             marked = marked_article_body(body) if has_article_body else None
             root = marked or refine_to_prose(choose_root(body, links), links)
             prune_link_lists(root, links)
-        drop_boilerplate(root, self.mode == "main")
         text = layout(root, has_pre)
-        if self.mode == "main":
+        if main:
             text = drop_leading_title(text, title)
         return text
 

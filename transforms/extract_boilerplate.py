@@ -134,11 +134,11 @@ def is_hidden(attrs: dict) -> bool:
 CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True, spare_content: bool = False) -> None:
+def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
-    root's text. With ``spare_content``, names that also have a content word (article, main,
-    content, ...) are spared: page-wide wrappers carry such names.
+    root's text. Names that also have a content word (article, main, content, ...) are
+    spared: page-wide wrappers carry such names ("main has-sidebar").
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
@@ -159,7 +159,7 @@ def drop_boilerplate(root: LexborNode, main: bool = True, spare_content: bool = 
                 node.tag in GUARDED_TAGS
                 or attrs.get("role") in BOILERPLATE_ROLES
                 or is_boilerplate_name(names)
-                and not (spare_content and CONTENT_WORDS.search(names.lower()))
+                and not CONTENT_WORDS.search(names.lower())
             ):
                 candidates.append(node)
     if not candidates:
