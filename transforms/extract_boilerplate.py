@@ -1,4 +1,4 @@
-"""Boilerplate: what is dropped before and after the main content is located.
+"""Boilerplate: what is dropped from the body before the main content is located.
 
 - Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes).
 - Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
@@ -7,9 +7,9 @@
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...).
 
-Whatever is dropped by attributes is guarded: it stays if it holds half of the text of the
-element being cleaned, since some sites put such names on page-wide wrappers
-("has-sidebar", "modal-enabled").
+Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
+text, or if its name also has a content word (article, main, content, ...), since sites put
+such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
 """
 
 from __future__ import annotations
@@ -93,11 +93,11 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
     tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
 
-    Hidden elements stay if they hold half of the body's visible text (streaming apps park
-    their content in a hidden element until a script moves it), furniture boxes (nav,
-    aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page). Sizes are measured
-    before anything is removed; removal runs descendants first, so no node is used once
-    freed.
+    Hidden elements stay if they hold half of the body's visible text (streaming apps
+    park their content in a hidden element until a script moves it), furniture boxes (nav,
+    aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page).
+    Sizes are measured before anything is removed; removal runs descendants first, so no
+    node is used once freed.
 
     Returns the length of the text inside ``<noscript>`` elements holding real markup
     (paragraphs, list items, headings): some apps render the page for crawlers only there."""
