@@ -135,12 +135,12 @@ class Extractor:
         self, body: LexborNode, title: str, has_pre: bool, has_article_body: bool
     ) -> str:
         main = self.mode == "main"
-        drop_boilerplate(body, main)
+        body_size = drop_boilerplate(body, main)
         root = body
         if main:
             links = LinkStats(body)
             marked = marked_article_body(body) if has_article_body else None
-            root = marked or refine_to_prose(choose_root(body, links), links)
+            root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
         text = layout(root, has_pre)
         if main:

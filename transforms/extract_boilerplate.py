@@ -134,7 +134,7 @@ def is_hidden(attrs: dict) -> bool:
 CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
+def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. Names that also have a content word (article, main, content, ...) are
@@ -142,7 +142,7 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
-    Sizes are measured before anything is removed."""
+    Sizes are measured before anything is removed. Returns the size of ``root`` after."""
     root_id = root.mem_id
     candidates = []
     for node in root.css(_BOILERPLATE_SELECTOR):
@@ -162,9 +162,10 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
                 and not CONTENT_WORDS.search(names.lower())
             ):
                 candidates.append(node)
+    root_size = size(root)
     if not candidates:
-        return
-    limit = 0.5 * size(root)
+        return root_size
+    limit = 0.5 * root_size
     tree = Tree(root)
     doomed: set[int] = set()
     for node in candidates:
@@ -174,7 +175,9 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> None:
         up = tree.parent_of.get(nid)
         while up is not None and up not in doomed:
             up = tree.parent_of.get(up)
-        if up is None and size(node) < limit:
+        if up is None and (node_size := size(node)) < limit:
             doomed.add(nid)
+            root_size -= node_size  # the doomed are disjoint: their sizes add up
     for nid in doomed:
         tree.nodes[nid].decompose()
+    return root_size

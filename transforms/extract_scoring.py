@@ -49,8 +49,11 @@ class LinkStats(Tree):
         self.link_chars = self.sum_up(own_chars)
         self.link_count = self.sum_up(own_count)
 
-    def weight(self, node: LexborNode) -> float:
-        total = size(node)
+    def weight(self, node: LexborNode, total: int | None = None) -> float:
+        """Text length with link text counting for ``LINK_WEIGHT`` (``total``: the size if
+        known)."""
+        if total is None:
+            total = size(node)
         links = min(self.link_chars.get(node.mem_id, 0), total)
         return total - links + LINK_WEIGHT * links
 
@@ -70,9 +73,9 @@ def marked_article_body(body: LexborNode) -> LexborNode | None:
     return None
 
 
-def choose_root(body: LexborNode, links: LinkStats) -> LexborNode:
+def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
     """The deepest element holding at least ``ROOT_SHARE`` of the body's weight."""
-    total = links.weight(body)
+    total = links.weight(body, body_size)
     if total <= 0:
         return body
     threshold = ROOT_SHARE * total
