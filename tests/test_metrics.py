@@ -61,9 +61,9 @@ def test_benchmark_skips_cleanly_without_the_corpus(tmp_path):
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "quality.py"
     env = {**os.environ, "CORPUS": str(tmp_path / "absent")}
-    done = subprocess.run(
-        [sys.executable, "benchmarks/quality.py"], env=env, capture_output=True, text=True
-    )
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "skipped" in done.stdout
