@@ -192,6 +192,8 @@ def test_content_parked_in_a_hidden_element_by_a_streaming_app_is_kept():
             "",
             "Open Graph Title",
         ),
+        ("城市交通新闻_新浪网", "", "城市交通新闻", "城市交通新闻"),
+        ("城市交通新闻｜新浪网", "", "", "城市交通新闻"),
     ],
 )
 def test_title_reconciles_title_og_title_and_h1(title, head, h1, expected):

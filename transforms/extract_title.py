@@ -19,7 +19,11 @@ from selectolax.lexbor import LexborNode
 
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
-_SEPARATORS = re.compile(r"\s+(?:[|\-–—·•:»«/~]|::)\s+")
+_SEPARATORS = re.compile(
+    r"\s+(?:[|\-–—·•:»«/~]|::)\s+"  # " | ", " - ", " – ", " :: ", ...
+    r"|\s*[｜丨]\s*"  # full-width bars (CJK titles)
+    r"|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])"  # "标题_网站" (CJK titles join with "_")
+)
 
 
 def _clean(text: str | None) -> str:
