@@ -229,6 +229,15 @@ def test_caps_set_the_truncated_flag():
     assert small.truncated and small.text.count("word") < 20
 
 
+def test_work_caps_bound_pathological_pages_and_set_the_flag():
+    deep = page("<div>" * 3000 + f"<p>{PROSE}</p>" + "</div>" * 3000)
+    result = extract(deep)
+    assert result.truncated and PROSE in result.text
+    boxes = page("<div class='sidebar'><p>box</p></div>" * 6000 + f"<p>{PROSE}</p>")
+    result = extract(boxes)
+    assert result.truncated and PROSE in result.text
+
+
 def test_bytes_and_str_give_the_same_result():
     html = page(f"<main><p>Ünïcödé text. {PROSE}</p></main>")
     assert extract(html.encode("utf-8")) == extract(html)

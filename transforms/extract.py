@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser
 
 from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract_layout import layout
@@ -34,13 +34,14 @@ from transforms.extract_scoring import (
     refine_to_prose,
 )
 from transforms.extract_title import find_title, read_head
-from transforms.extract_tree import size
+from transforms.extract_tree import TooComplex, size
 
 MODES = ("main", "full")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
 
 
+_INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
 _ARTICLE_BODY = re.compile(r"""itemprop=["']?articleBody""")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
@@ -111,41 +112,44 @@ class Extractor:
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
-        body = tree.body
-        if body is None:
+        if tree.body is None:
             return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
-        noscript_chars = drop_furniture(body, h1s, self.mode == "main")
+        trees = [tree]
+        try:
+            body_text = self._extract(trees, text, h1s)
+        except TooComplex:  # thousands of nested boxes: the plain layout of what is left
+            body = trees[-1].body
+            for node in reversed(body.css(_INVISIBLE)):
+                node.decompose()
+            body_text = layout(body, "<pre" in text)
+            truncated = True
+        title = find_title(html_title, metas, h1s, url)
+        if self.mode == "main":
+            body_text = drop_leading_title(body_text, title)
+        return Extracted(title, body_text, truncated, language)
+
+    def _extract(self, trees: list[LexborHTMLParser], text: str, h1s: list[str]) -> str:
+        """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
+        a re-parsed tree is appended to ``trees``."""
+        main = self.mode == "main"
+        body = trees[-1].body
+        noscript_chars = drop_furniture(body, h1s, main)
         if noscript_chars and noscript_chars > size(body):
             # The page is rendered for crawlers inside <noscript> only: use that copy.
             tree = LexborHTMLParser(text)
             tree.unwrap_tags(["noscript"])
+            trees.append(tree)
             body = tree.body
             h1s.clear()
-            drop_furniture(body, h1s, self.mode == "main")
-        title = find_title(html_title, metas, h1s, url)
-        body_text = self._body_text(
-            body,
-            title,
-            has_pre="<pre" in text,
-            has_article_body=_ARTICLE_BODY.search(text) is not None,
-        )
-        return Extracted(title, body_text, truncated, language)
-
-    def _body_text(
-        self, body: LexborNode, title: str, has_pre: bool, has_article_body: bool
-    ) -> str:
-        main = self.mode == "main"
+            drop_furniture(body, h1s, main)
         body_size = drop_boilerplate(body, main)
         root = body
         if main:
             links = LinkStats(body)
-            marked = marked_article_body(body) if has_article_body else None
+            marked = marked_article_body(body) if _ARTICLE_BODY.search(text) else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
-        text = layout(root, has_pre)
-        if main:
-            text = drop_leading_title(text, title)
-        return text
+        return layout(root, "<pre" in text)
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}

@@ -18,7 +18,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
-from transforms.extract_tree import Tree, size
+from transforms.extract_tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 # Tags that never hold main content.
 FURNITURE_TAGS = frozenset(
@@ -116,6 +116,8 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
         # hidden: keep it if it holds half the page; a furniture box: if it holds the page
         guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
         found.append((node, guard))
+    if sum(1 for _, guard in found if guard) > MAX_MEASURED:
+        raise TooComplex("too many hidden or furniture elements to measure")
     if any(guard for _, guard in found):
         visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
         found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
@@ -166,6 +168,8 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
     root_size = size(root)
     if not candidates:
         return root_size
+    if len(candidates) > MAX_MEASURED:
+        raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
     tree = Tree(root)
     doomed: set[int] = set()
@@ -173,9 +177,11 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
         nid = tree.add(node)
         if nid == root_id:
             continue
-        up = tree.parent_of.get(nid)
+        up, steps = tree.parent_of.get(nid), 0
         while up is not None and up not in doomed:
-            up = tree.parent_of.get(up)
+            up, steps = tree.parent_of.get(up), steps + 1
+            if steps > MAX_DEPTH:
+                raise TooComplex("boilerplate nested too deep")
         if up is None and (node_size := size(node)) < limit:
             doomed.add(nid)
             root_size -= node_size  # the doomed are disjoint: their sizes add up

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
-from transforms.extract_tree import Tree, size
+from transforms.extract_tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
 ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
@@ -58,11 +58,13 @@ class LinkStats(Tree):
         return total - links + LINK_WEIGHT * links
 
     def inside(self, nid: int, root_id: int) -> bool:
-        while nid is not None:
+        for _ in range(MAX_DEPTH):
+            if nid is None:
+                return False
             if nid == root_id:
                 return True
             nid = self.parent_of.get(nid)
-        return False
+        raise TooComplex("links nested too deep")
 
 
 def marked_article_body(body: LexborNode) -> LexborNode | None:
@@ -80,7 +82,9 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
         return body
     threshold = ROOT_SHARE * total
     node, node_weight = body, total
-    while True:
+    for level in range(MAX_DEPTH + 1):
+        if level == MAX_DEPTH:
+            raise TooComplex("content nested too deep")
         remaining, chosen = node_weight, None
         for child in node.iter():
             w = links.weight(child)
@@ -130,12 +134,16 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
     root_id = root.mem_id
     root_chars = size(root)
     marked: set[int] = set()
+    measured = 0
     for nid, count in links.link_count.items():
         if count < 2 or nid == root_id:
             continue
         node = links.nodes.get(nid)
         if node is None or node.tag not in LINK_LIST_TAGS or not links.inside(nid, root_id):
             continue
+        measured += 1
+        if measured > MAX_MEASURED:
+            raise TooComplex("too many link boxes to measure")
         total = size(node)
         if total and links.link_chars[nid] > LINK_DENSITY_MAX * total and total < 0.5 * root_chars:
             marked.add(nid)

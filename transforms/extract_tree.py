@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
+# Work caps: real pages stay far below them; a page past one (thousands of nested boxes)
+# is extracted by the plain layout of its body instead, flagged as truncated.
+MAX_DEPTH = 256  # levels walked up or down the tree from one element
+MAX_MEASURED = 5_000  # elements measured (text length) by one pass
+
+
+class TooComplex(Exception):
+    """A work cap was hit: the page is too deep or has too many candidates to weigh."""
+
 
 def size(node: LexborNode) -> int:
     """The length of an element's text without whitespace-only text nodes (source
