@@ -9,8 +9,12 @@ Usage without Beam::
 and from the command line: ``python -m transforms.extract page.html [--mode full]``.
 
 ``Extractor`` holds the settings and is built once per Beam worker (``DoFn.setup``); calling it
-is deterministic, uses no network, and is bounded by an input-size cap and a node-count cap
-(``Extracted.truncated`` says when one was hit).
+is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
+work caps on pathological trees (``Extracted.truncated`` says when one was hit).
+
+Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
+content is), ``extract_layout`` (text with block structure), ``extract_title`` (the
+headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
 """
 
 from __future__ import annotations
