@@ -10,7 +10,7 @@ IMAGE ?= clean-html:0.1.0
 WORKER_POOL_PORT ?= 50000
 
 .PHONY: venv venv-airflow run run-portable worker-pool image test test-airflow test-portable \
-	lint format samples eval bench bench-big bench-deps clean
+	fuzz guard-cost lint format samples eval bench bench-big bench-deps clean
 
 venv: $(VENV)/.installed
 
@@ -52,6 +52,15 @@ image:
 # The whole suite, the Airflow DAG test included (it needs both venvs).
 test: venv venv-airflow
 	$(PY) -m pytest -q
+
+# The long fuzz: the reader fuzz and the cleaning property tests with many more examples.
+FUZZ_EXAMPLES ?= 5000
+fuzz: venv
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q tests/test_fuzz_readers.py tests/test_cleaning_properties.py
+
+# Throughput of the crash guard against the alternatives (needs ../shared/corpus).
+guard-cost: venv
+	$(PY) -m benchmarks.guard_cost
 
 test-airflow: venv venv-airflow
 	$(PY) -m pytest -q tests/test_airflow_dag.py

@@ -15,7 +15,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import apache_beam as beam
@@ -23,8 +23,9 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, merge_config
-from transforms.clean_html import CleanHtml
+from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
+from transforms.extract import Extractor
 from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
 from transforms.split_archives import DEFAULT_SPLIT_BYTES
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
@@ -91,6 +92,19 @@ class CleanHtmlOptions(PipelineOptions):
             default=DEFAULT_MAX_REJECT_RATIO,
             help="Fail the job (after writing the summary) when rejects / documents exceeds this.",
         )
+        parser.add_argument(
+            "--extract_guard",
+            choices=GUARDS,
+            default="process",
+            help="process: decode and extract in a child process per worker, so that a crash "
+            "or hang costs one document (default); none: in the worker itself.",
+        )
+        parser.add_argument(
+            "--extract_timeout_s",
+            type=float,
+            default=DEFAULT_TIMEOUT_S,
+            help="Under the process guard, a document that takes longer is rejected as timeout.",
+        )
 
 
 def _output_paths(output: str) -> dict[str, str]:
@@ -102,8 +116,16 @@ def _output_paths(output: str) -> dict[str, str]:
     }
 
 
-def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
-    """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise."""
+def build_pipeline(
+    pipeline: beam.Pipeline,
+    options: CleanHtmlOptions,
+    *,
+    extractor_factory: Callable[..., Any] = Extractor,
+) -> None:
+    """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise.
+
+    ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
+    """
     paths = _output_paths(options.output)
     records = (
         pipeline
@@ -114,7 +136,11 @@ def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
         )
     )
     cleaned = records.records | "CleanHtml" >> CleanHtml(
-        mode=options.mode, max_decoded_bytes=options.max_decoded_bytes
+        mode=options.mode,
+        max_decoded_bytes=options.max_decoded_bytes,
+        guard=options.extract_guard,
+        timeout_s=options.extract_timeout_s,
+        extractor_factory=extractor_factory,
     )
     data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
     reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
@@ -172,10 +198,13 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     return "\n".join(lines)
 
 
-def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+def run(
+    argv: Sequence[str] | None = None, *, extractor_factory: Callable[..., Any] = Extractor
+) -> dict[str, Any]:
     """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
 
     ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset).
+    ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
     """
     options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
     options.view_as(SetupOptions).save_main_session = False
@@ -193,7 +222,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
-        build_pipeline(pipeline, job)
+        build_pipeline(pipeline, job, extractor_factory=extractor_factory)
     seconds = time.monotonic() - started
 
     summary = read_summary(job.output)

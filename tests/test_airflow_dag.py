@@ -27,9 +27,9 @@ from apache_beam.options.pipeline_options import (
 )
 from packaging.requirements import Requirement
 
-from beam_jobs.clean_html import CleanHtmlOptions, run
+from beam_jobs.clean_html import CleanHtmlOptions
 from beam_jobs.config import merge_config
-from tests.conftest import read_output
+from tests.conftest import read_output, run_job
 
 ROOT = Path(__file__).resolve().parents[1]
 AIRFLOW_VENV = Path(os.environ.get("AIRFLOW_VENV", ROOT / ".venv-airflow"))
@@ -226,7 +226,7 @@ def test_dags_test_runs_the_dag_end_to_end_on_direct_runner(airflow_env, tmp_pat
 
     # The same partition run straight from the command line gives the same rows.
     direct = tmp_path / "direct"
-    expected = run(["--input", str(crawl / "2026-01-02" / "*"), "--output", str(direct)])
+    _, _, expected = run_job(["--input", str(crawl / "2026-01-02" / "*"), "--output", str(direct)])
     assert summary["rows"] == expected["rows"] and summary["rejects"] == expected["rejects"]
     key = lambda r: (r["source_file"], r["record_offset"], r["record_id"])  # noqa: E731
     assert sorted(rows, key=key) == sorted(pq.read_table(direct / "data").to_pylist(), key=key)
@@ -247,5 +247,6 @@ def test_dags_test_fails_the_run_when_rejects_are_over_the_limit(airflow_env, tm
     assert result.returncode != 0, log[-5000:]
     # The Beam task succeeded and wrote its summary; the gate failed the run.
     assert (out / "2026-01-03" / "_SUMMARY.json").is_file()
+    read_output(out / "2026-01-03")  # the accounting holds on a failed run too
     assert "over max_reject_ratio 0.0%" in log
     assert "state=failed" in log

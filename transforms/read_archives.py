@@ -20,7 +20,13 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from transforms import reasons
-from transforms.archive_formats import HEAD_BYTES, ReplayStream, UnknownFormat, sniff_format
+from transforms.archive_formats import (
+    HEAD_BYTES,
+    ReplayStream,
+    UnknownFormat,
+    check_readable,
+    sniff_format,
+)
 from transforms.archive_readers import iter_arc, iter_tar, iter_warc
 from transforms.records import ArchiveRecord, FileStats
 from transforms.split_archives import (
@@ -61,6 +67,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
             stream = ReplayStream(head, raw)
             detected = sniff_format(head)
             fmt = detected.container if detected.compression == "none" else "/".join(detected)
+            check_readable(detected)
             reader = _READERS[detected.container]
             for record in reader(stream, path, max_record_bytes=max_record_bytes):
                 records += 1

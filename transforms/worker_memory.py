@@ -26,7 +26,7 @@ _applied = False
 def release_large_blocks(threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
     """Serve allocations of ``threshold`` bytes and more with mmap; True when glibc took it.
 
-    Process-wide and idempotent: call it from a DoFn's ``setup``.
+    Process-wide and idempotent: call it where the cleaner is built, in the process that parses.
     """
     global _applied
     if _applied:
