@@ -40,12 +40,27 @@ class JobRun:
     worker_peak_rss_mb: list[float]
     runner_cpu_seconds: float = 0.0
     worker_cpu_seconds: list[float] = field(default_factory=list)
+    cleaner_peak_rss_mb: list[float] = field(default_factory=list)
+    cleaner_cpu_seconds: list[float] = field(default_factory=list)
     rss_timeline: list[tuple[float, float]] = field(default_factory=list)
     output_files: list[str] = field(default_factory=list)
     load_average: float = 0.0
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def _kind(proc: psutil.Process, root: int) -> str:
+    """What a process of the job is: the runner, an SDK worker, a cleaning child, or other."""
+    if proc.pid == root:
+        return "runner"
+    parent = proc.parent()
+    if parent is not None and "forkserver" in " ".join(parent.cmdline()):
+        return "cleaner"  # a crash-guard child, forked from the fork server
+    cmdline = " ".join(proc.cmdline())
+    if "forkserver" in cmdline or "resource_tracker" in cmdline or cmdline.startswith("/bin/sh"):
+        return "other"
+    return "worker" if "sdk_worker_main" in cmdline else "other"
 
 
 class _TreeSampler(threading.Thread):
@@ -57,6 +72,7 @@ class _TreeSampler(threading.Thread):
         self._stop_event = threading.Event()
         self.peaks: dict[int, float] = {}
         self.cpu: dict[int, float] = {}  # last CPU seconds seen per process
+        self.kinds: dict[int, str] = {}  # runner, worker, cleaner (crash-guard child), other
         self.timeline: list[tuple[float, float]] = []  # (seconds, largest worker RSS)
         self._t0 = time.perf_counter()
 
@@ -71,11 +87,13 @@ class _TreeSampler(threading.Thread):
                 try:
                     rss = proc.memory_info().rss / 1e6
                     times = proc.cpu_times()
+                    if proc.pid not in self.kinds:
+                        self.kinds[proc.pid] = _kind(proc, self._root.pid)
                 except psutil.Error:
                     continue
                 self.cpu[proc.pid] = times.user + times.system
                 self.peaks[proc.pid] = max(self.peaks.get(proc.pid, 0.0), rss)
-                if proc.pid != self._root.pid:
+                if self.kinds[proc.pid] == "worker":
                     worker_max = max(worker_max, rss)
             self.timeline.append((round(time.perf_counter() - self._t0, 2), worker_max))
             self._stop_event.wait(SAMPLE_SECONDS)
@@ -122,10 +140,18 @@ def run_job(
     if proc.returncode != 0:
         raise RuntimeError(f"job {label} failed ({proc.returncode}):\n{log[-3000:]}")
     summary = json.loads((output / "_SUMMARY.json").read_text(encoding="utf-8"))
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    workers_rss = sorted(
-        (rss for pid, rss in sampler.peaks.items() if pid != proc.pid), reverse=True
+    # Fork-server children are not waited for, so rusage misses them: add up the samples too.
+    cpu = max(
+        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        sum(sampler.cpu.values()),
     )
+
+    def of_kind(values: dict[int, float], kind: str) -> list[float]:
+        return sorted(
+            (v for pid, v in values.items() if sampler.kinds.get(pid) == kind), reverse=True
+        )
+
+    workers_rss = of_kind(sampler.peaks, "worker")
     return JobRun(
         label=label,
         workers=workers,
@@ -135,10 +161,9 @@ def run_job(
         cpu_seconds=cpu,
         runner_peak_rss_mb=sampler.peaks.get(proc.pid, 0.0),
         runner_cpu_seconds=sampler.cpu.get(proc.pid, 0.0),
-        worker_cpu_seconds=sorted(
-            (cpu for pid, cpu in sampler.cpu.items() if pid != proc.pid and cpu > 1.0),
-            reverse=True,
-        ),
+        worker_cpu_seconds=of_kind(sampler.cpu, "worker"),
+        cleaner_peak_rss_mb=of_kind(sampler.peaks, "cleaner"),
+        cleaner_cpu_seconds=of_kind(sampler.cpu, "cleaner"),
         worker_peak_rss_mb=workers_rss[:workers],
         rss_timeline=sampler.timeline,
         output_files=summary.get("output", {}).get("data", []),

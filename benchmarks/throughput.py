@@ -124,6 +124,10 @@ def _worker_rss(job: dict) -> float:
     return max(job["worker_peak_rss_mb"] or [0.0])
 
 
+def _cleaner_rss(job: dict) -> float:
+    return max(job.get("cleaner_peak_rss_mb") or [0.0])
+
+
 def _timeline_marks(timeline: list[list[float]]) -> dict[str, float]:
     """The largest worker's RSS at 10%, 50% and 90% of a run's processing time."""
     busy = [(t, rss) for t, rss in timeline if rss > 0]
@@ -306,6 +310,10 @@ def run(args: argparse.Namespace) -> dict:
         f"worker peak RSS: idle (one page) {idle_rss:.0f} MB, after 1,000 pages {mem_1k:.0f} MB, "
         f"after {n_all:,} pages {mem_all:.0f} MB (+{mem_all - idle_rss:.0f} MB over idle; "
         "target <= 30)",
+        "crash-guard cleaning child (decode + extract) peak RSS: idle "
+        f"{_cleaner_rss(jobs['idle-1']):.0f} MB, after 1,000 pages "
+        f"{_cleaner_rss(jobs['1k-1']):.0f} MB, after {n_all:,} pages "
+        f"{_cleaner_rss(jobs['bench-1']):.0f} MB",
         "the plain extractor loop alone grows "
         f"{ext['peak_rss_mb'] - ext['base_rss_mb']:.0f} MB over its start (the largest pages' "
         "DOM and text)",
@@ -322,9 +330,17 @@ def run(args: argparse.Namespace) -> dict:
         )
     for label in ("bench-2", "big-2-whole", "big-2-split"):
         if label in jobs and len(jobs[label]["worker_cpu_seconds"]) == 2:
-            busy = jobs[label]["worker_cpu_seconds"]
+            busy = [
+                w + c
+                for w, c in zip(
+                    jobs[label]["worker_cpu_seconds"],
+                    jobs[label].get("cleaner_cpu_seconds") or [0.0, 0.0],
+                    strict=False,
+                )
+            ]
             results["notes"].append(
-                f"{label}: worker CPU seconds {busy[0]:.0f} and {busy[1]:.0f} "
+                f"{label}: worker CPU seconds (SDK worker + its cleaning child, largest first) "
+                f"{busy[0]:.0f} and {busy[1]:.0f} "
                 f"(balance {min(busy) / max(busy):.2f}); runner CPU "
                 f"{jobs[label]['runner_cpu_seconds']:.0f} s"
             )
