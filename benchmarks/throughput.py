@@ -18,6 +18,7 @@ message when the corpus is absent.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -329,13 +330,13 @@ def run(args: argparse.Namespace) -> dict:
             f"peak {_worker_rss(jobs['big-1']):.0f} MB"
         )
     for label in ("bench-2", "big-2-whole", "big-2-split"):
-        if label in jobs and len(jobs[label]["worker_cpu_seconds"]) == 2:
+        if label in jobs and len(jobs[label]["worker_cpu_seconds"]) >= 2:
             busy = [
                 w + c
-                for w, c in zip(
+                for w, c in itertools.zip_longest(
                     jobs[label]["worker_cpu_seconds"],
-                    jobs[label].get("cleaner_cpu_seconds") or [0.0, 0.0],
-                    strict=False,
+                    jobs[label].get("cleaner_cpu_seconds") or [],
+                    fillvalue=0.0,
                 )
             ]
             results["notes"].append(
