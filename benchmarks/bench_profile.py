@@ -28,6 +28,11 @@ COMPONENTS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("reading WARC", re.compile(r"transforms/(archive_|read_archives)|fastwarc|warcio")),
     ("Parquet writing", re.compile(r"pyarrow|parquet|transforms/(write|parquet)")),
+    (
+        "crash guard (pipe and pickling to the cleaning child)",
+        re.compile(r"multiprocessing/|transforms/cleaning_guard"),
+    ),
+    ("nesting cap (html_limits)", re.compile(r"transforms/html_limits")),
     ("summary events", re.compile(r"transforms/summary")),
     ("CleanHtml DoFn", re.compile(r"transforms/clean_html")),
     ("Beam SDK (coders, runner, metrics)", re.compile(r"apache_beam|grpc|google/protobuf")),
