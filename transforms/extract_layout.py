@@ -31,7 +31,6 @@ LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
 
 _CELL_RUN = re.compile(f"{CELL}+")
-_PRE_DECODE = str.maketrans({PRE_SPACE: " ", PRE_TAB: "\t"})
 
 
 def _protect_pre(node: LexborNode) -> None:
@@ -96,9 +95,8 @@ def render(text: str) -> str:
     text = _squeeze(text, LINE + LINE, LINE).replace(LINE, "\n").replace(PARA, "\n\n")
     text = text.replace(" \n", "\n").replace("\n ", "\n")
     text = _squeeze(text, "\n\n\n", "\n\n").strip()
-    if PRE_SPACE in text or PRE_TAB in text:
-        text = text.translate(_PRE_DECODE)
-    return text
+    # two replace() passes: str.translate is ~10x slower on non-ASCII text
+    return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
 
 
 def layout(root: LexborNode, has_pre: bool = True) -> str:
