@@ -45,13 +45,12 @@ _KIND = {tag.strip(): PARA for tag in BLOCK_TAGS.split(",")}
 _KIND.update({tag.strip(): LINE for tag in LINE_TAGS.split(",")})
 _KIND.update({tag.strip(): CELL for tag in CELL_TAGS.split(",")})
 _KIND["br"] = "br"
-_MARK_SELECTOR = ", ".join(_KIND)
 
 
 def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
     """Insert the block, line and cell markers into ``root``'s subtree (mutates it).
 
-    One CSS query finds every element that starts a block, a line or a cell. ``<pre>`` is
+    One walk of the subtree finds every element that starts a block, a line or a cell. ``<pre>`` is
     replaced first (its descendants are then gone from the tree); ``has_pre=False`` skips
     that query when the page has no ``<pre>``.
     """
@@ -59,8 +58,12 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
         for node in root.css("pre"):
             if node.parent is not None:
                 _protect_pre(node)
-    for node in root.css(_MARK_SELECTOR):
-        kind = _KIND[node.tag]
+    kinds = _KIND
+    # One Python walk with a dict lookup per element beats the 45-selector CSS group (Lexbor
+    # tests every selector on every element); the same elements, root included, in
+    # document order. Collected first: the loop below mutates the tree.
+    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
+    for node, kind in marked:
         if kind is CELL:
             node.insert_before(CELL)
         elif kind == "br":
