@@ -46,8 +46,7 @@ class LinkStats(Tree):
                 nid = self.add(link)
                 own_chars[nid] = own_chars.get(nid, 0) + n
                 own_count[nid] = own_count.get(nid, 0) + 1
-        self.link_chars = self.sum_up(own_chars)
-        self.link_count = self.sum_up(own_count)
+        self.link_chars, self.link_count = self.sum_up_all(own_chars, own_count)
 
     def weight(self, node: LexborNode, total: int | None = None) -> float:
         """Text length with link text counting for ``LINK_WEIGHT`` (``total``: the size if

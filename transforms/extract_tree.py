@@ -44,8 +44,13 @@ class Tree:
         return first
 
     def sum_up(self, values: dict[int, float]) -> dict[int, float]:
-        """Subtree sums of per-element ``values``: each element is visited once, deepest
-        first (depths come from the memoised chains)."""
+        """Subtree sums of per-element ``values`` (keys from ``add``)."""
+        return self.sum_up_all(values)[0]
+
+    def sum_up_all(self, *values: dict[int, float]) -> list[dict[int, float]]:
+        """Subtree sums of each of several per-element ``values`` (keys from ``add``): each
+        element is visited once, deepest first (depths come from the memoised chains), and
+        the depth order is computed once for all of them."""
         parent_of = self.parent_of
         depth: dict[int, int] = {}
         for nid in parent_of:
@@ -58,11 +63,14 @@ class Tree:
             for c in reversed(chain):
                 d += 1
                 depth[c] = d
-        sums = dict(values)
-        for nid in sorted(values.keys() | parent_of.keys(), key=depth.__getitem__, reverse=True):
-            value = sums.get(nid)
+        all_sums = [dict(v) for v in values]
+        for nid in sorted(parent_of, key=depth.__getitem__, reverse=True):
             pid = parent_of[nid]
-            if value and pid is not None:
-                sums[pid] = sums.get(pid, 0.0) + value
+            if pid is None:
+                continue
+            for sums in all_sums:
+                value = sums.get(nid)
+                if value:
+                    sums[pid] = sums.get(pid, 0.0) + value
         self.depth = depth
-        return sums
+        return all_sums
