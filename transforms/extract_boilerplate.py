@@ -56,15 +56,31 @@ _BOILERPLATE = re.compile(
 )
 _CACHE_MAX = 100_000
 _boilerplate_cache: dict[str, bool] = {}
+_token_cache: dict[str, bool] = {}
+
+
+def _is_boilerplate_token(token: str) -> bool:
+    """Whether one lowercase, whitespace-free class/id token holds a boilerplate word."""
+    hit = _token_cache.get(token)
+    if hit is None:
+        if len(_token_cache) >= _CACHE_MAX:  # bounded memory
+            _token_cache.clear()
+        hit = _token_cache[token] = bool(_BOILERPLATE.search(token))
+    return hit
 
 
 def is_boilerplate_name(value: str) -> bool:
-    """Whether a class/id value holds a boilerplate word (memoised: values repeat a lot)."""
+    """Whether a class/id value holds a boilerplate word (memoised: values repeat a lot).
+
+    Matched token by token (tokens repeat far more than whole values, so the regex runs
+    rarely): no vocabulary word holds whitespace and the whole-word boundaries include
+    whitespace and the string's ends, so a match in the value is a match in one of its
+    whitespace-separated tokens and back."""
     hit = _boilerplate_cache.get(value)
     if hit is None:
         if len(_boilerplate_cache) >= _CACHE_MAX:  # bounded memory
             _boilerplate_cache.clear()
-        hit = _boilerplate_cache[value] = bool(_BOILERPLATE.search(value.lower()))
+        hit = _boilerplate_cache[value] = any(map(_is_boilerplate_token, value.lower().split()))
     return hit
 
 
