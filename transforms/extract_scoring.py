@@ -74,9 +74,20 @@ def marked_article_body(body: LexborNode) -> LexborNode | None:
     return None
 
 
+def _own_text_size(node: LexborNode) -> int:
+    """``size`` of the text nodes directly inside ``node`` (not in its child elements)."""
+    return len(node.text(deep=False, strip=True))
+
+
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
-    """The deepest element holding at least ``ROOT_SHARE`` of the body's weight."""
-    total = links.weight(body, body_size)
+    """The deepest element holding at least ``ROOT_SHARE`` of the body's weight.
+
+    ``size`` is additive (a sum over text nodes), so the last child's size is its parent's
+    size minus its siblings' and the parent's own text: the big wrapper that is usually
+    the last child is not measured (one ``text()`` walk of nearly the whole page per level
+    saved)."""
+    node_size = size(body) if body_size is None else body_size
+    total = links.weight(body, node_size)
     if total <= 0:
         return body
     threshold = ROOT_SHARE * total
@@ -85,10 +96,14 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
         if level == MAX_DEPTH:
             raise TooComplex("content nested too deep")
         remaining, chosen = node_weight, None
-        for child in node.iter():
-            w = links.weight(child)
+        children = list(node.iter())
+        last, before = len(children) - 1, 0
+        for i, child in enumerate(children):
+            n = node_size - before - _own_text_size(node) if i == last else size(child)
+            before += n
+            w = links.weight(child, n)
             if w >= threshold:
-                chosen, node_weight = child, w
+                chosen, node_weight, node_size = child, w, n
                 break
             remaining -= w
             if remaining < threshold:
