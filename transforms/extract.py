@@ -163,7 +163,7 @@ class Extractor:
             links = LinkStats(body)
             # The substring test first: the regex scan of a whole page costs ~0.2 ms.
             has_marked = "articleBody" in text and _ARTICLE_BODY.search(text)
-            marked = marked_article_body(body) if has_marked else None
+            marked = marked_article_body(body, links) if has_marked else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
         return layout(root, "<pre" in text)
