@@ -111,7 +111,8 @@ class Extractor:
         truncated = False
         if len(text) > self.max_html_chars:
             text, truncated = text[: self.max_html_chars], True
-        if text.count("<") > self.max_nodes:  # every node needs a "<": a cheap upper bound
+        # every node needs a "<": a cheap upper bound (and no more "<" than characters)
+        if len(text) > self.max_nodes and text.count("<") > self.max_nodes:
             pos = -1
             for _ in range(self.max_nodes):
                 pos = text.find("<", pos + 1)
