@@ -31,6 +31,9 @@ LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
 
 _CELL_RUN = re.compile(f"{CELL}+")
+# Runs squeezed in one regex pass (a replace() loop makes a pass per halving of the run).
+_LINE_RUN = re.compile(f"{LINE}{LINE}+")
+_BLANK_RUN = re.compile("\n\n\n+")
 
 
 def _protect_pre(node: LexborNode) -> None:
@@ -73,20 +76,14 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
             node.insert_after(kind)
 
 
-def _squeeze(text: str, run: str, by: str) -> str:
-    """Replace runs of ``run`` by ``by`` (plain ``replace`` passes beat a regex here)."""
-    while run in text:
-        text = text.replace(run, by)
-    return text
-
-
 def render(text: str) -> str:
     """Collapse whitespace inside blocks and turn the markers into line breaks.
 
     Only whole-string C-level operations (a few passes, no per-block Python): ``split`` and
     ``join`` collapse whitespace to single spaces, the spaces next to a line marker go, runs
     of line markers become one, then line markers become a line break and block markers a
-    blank line, and runs of more than one blank line are collapsed.
+    blank line, and runs of more than one blank line are collapsed (runs by one regex pass
+    each).
     """
     text = " ".join(text.split())
     if CELL in text:
@@ -95,9 +92,9 @@ def render(text: str) -> str:
             text = text.replace(marker + CELL, marker).replace(CELL + marker, marker)
         text = text.strip(CELL).replace(CELL, " | ")
     text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
-    text = _squeeze(text, LINE + LINE, LINE).replace(LINE, "\n").replace(PARA, "\n\n")
+    text = _LINE_RUN.sub(LINE, text).replace(LINE, "\n").replace(PARA, "\n\n")
     text = text.replace(" \n", "\n").replace("\n ", "\n")
-    text = _squeeze(text, "\n\n\n", "\n\n").strip()
+    text = _BLANK_RUN.sub("\n\n", text).strip()
     # two replace() passes: str.translate is ~10x slower on non-ASCII text
     return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
 
