@@ -151,6 +151,20 @@ def is_hidden(attrs: dict) -> bool:
 
 
 CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
+_names_cache: dict[str, bool] = {}
+
+
+def _names_boilerplate(names: str) -> bool:
+    """Whether a "class id" value marks a boilerplate box: a boilerplate word and no
+    content word (memoised, like ``is_boilerplate_name``)."""
+    hit = _names_cache.get(names)
+    if hit is None:
+        if len(_names_cache) >= _CACHE_MAX:  # bounded memory
+            _names_cache.clear()
+        hit = _names_cache[names] = is_boilerplate_name(names) and not CONTENT_WORDS.search(
+            names.lower()
+        )
+    return hit
 
 
 def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
@@ -170,17 +184,19 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
             if main and node.tag in GUARDED_TAGS:
                 candidates.append(node)
             continue
-        if is_hidden(attrs):
-            candidates.append(node)
-        elif main:
-            names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-            if (
+        # is_hidden(attrs) inlined: this loop sees every container of the page
+        if (
+            "hidden" in attrs
+            or attrs.get("aria-hidden") == "true"
+            or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            or main
+            and (
                 node.tag in GUARDED_TAGS
                 or attrs.get("role") in BOILERPLATE_ROLES
-                or is_boilerplate_name(names)
-                and not CONTENT_WORDS.search(names.lower())
-            ):
-                candidates.append(node)
+                or _names_boilerplate(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
+            )
+        ):
+            candidates.append(node)
     root_size = size(root)
     if not candidates:
         return root_size
