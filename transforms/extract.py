@@ -135,7 +135,7 @@ class Extractor:
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
                 node.decompose()
-            body_text = layout(body, "<pre" in text)
+            body_text = layout(body)
             truncated = True
         title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
@@ -167,7 +167,7 @@ class Extractor:
             marked = marked_article_body(body, links) if has_marked else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
-        return layout(root, "<pre" in text)
+        return layout(root)
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}

@@ -48,24 +48,29 @@ _KIND = {tag.strip(): PARA for tag in BLOCK_TAGS.split(",")}
 _KIND.update({tag.strip(): LINE for tag in LINE_TAGS.split(",")})
 _KIND.update({tag.strip(): CELL for tag in CELL_TAGS.split(",")})
 _KIND["br"] = "br"
+PRE = "pre"
+_KIND_OR_PRE = {**_KIND, "pre": PRE}
 
 
 def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
     """Insert the block, line and cell markers into ``root``'s subtree (mutates it).
 
-    One walk of the subtree finds every element that starts a block, a line or a cell. ``<pre>`` is
-    replaced first (its descendants are then gone from the tree); ``has_pre=False`` skips
-    that query when the page has no ``<pre>``.
+    One Python walk of the subtree with a dict lookup per element finds every element that
+    starts a block, a line or a cell (it beats the 45-selector CSS group: Lexbor tests every
+    selector on every element), root included, in document order. ``<pre>`` elements are
+    found by the same walk and replaced first (their descendants are then gone from the
+    tree), and the subtree is walked again; ``has_pre=False`` ignores them.
     """
-    if has_pre:
-        for node in root.css("pre"):
+    kinds = _KIND_OR_PRE if has_pre else _KIND
+    # collected first: the loops below mutate the tree
+    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
+    pres = [node for node, kind in marked if kind is PRE] if has_pre else []
+    if pres:
+        for node in pres:
             if node.parent is not None:
                 _protect_pre(node)
-    kinds = _KIND
-    # One Python walk with a dict lookup per element beats the 45-selector CSS group (Lexbor
-    # tests every selector on every element); the same elements, root included, in
-    # document order. Collected first: the loop below mutates the tree.
-    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
+        kinds = _KIND
+        marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
     for node, kind in marked:
         if kind is CELL:
             node.insert_before(CELL)
