@@ -48,11 +48,33 @@ BOILERPLATE_SUBSTRINGS = (
 # ... and short words matched only as whole words (between -, _ or spaces).
 BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
 
-_BOILERPLATE = re.compile(
-    "|".join(BOILERPLATE_SUBSTRINGS)
-    + "|(?:^|[\\s_-])(?:"
-    + "|".join(BOILERPLATE_WORDS)
-    + ")(?:$|[\\s_-])"
+
+def _trie_pattern(words: tuple[str, ...]) -> str:
+    """A regex for exactly these literal words, written as a trie (shared prefixes once):
+    Python's regex engine tries a flat alternation branch by branch at every position, so
+    the trie is about twice as fast on the class/id values of real pages."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a word ends here
+
+    def emit(node: dict) -> str:
+        alternatives = [re.escape(ch) + emit(node[ch]) for ch in sorted(node) if ch]
+        if not alternatives:
+            return ""
+        ends = "" in node
+        if len(alternatives) == 1 and not ends:
+            return alternatives[0]
+        return "(?:" + "|".join(alternatives) + ")" + ("?" if ends else "")
+
+    return emit(trie)
+
+
+_BOILERPLATE_SUBSTRING = re.compile(_trie_pattern(BOILERPLATE_SUBSTRINGS))
+_BOILERPLATE_WORD = re.compile(
+    "(?:^|[\\s_-])(?:" + _trie_pattern(BOILERPLATE_WORDS) + ")(?:$|[\\s_-])"
 )
 _CACHE_MAX = 100_000
 _boilerplate_cache: dict[str, bool] = {}
@@ -65,7 +87,9 @@ def _is_boilerplate_token(token: str) -> bool:
     if hit is None:
         if len(_token_cache) >= _CACHE_MAX:  # bounded memory
             _token_cache.clear()
-        hit = _token_cache[token] = bool(_BOILERPLATE.search(token))
+        hit = _token_cache[token] = bool(
+            _BOILERPLATE_SUBSTRING.search(token) or _BOILERPLATE_WORD.search(token)
+        )
     return hit
 
 
