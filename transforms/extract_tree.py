@@ -22,47 +22,57 @@ def size(node: LexborNode) -> int:
 
 class Tree:
     """A memo of the parent chains of the elements we care about (by ``mem_id``), so that
-    values can be summed up the tree once per element instead of once per leaf."""
+    values can be summed up the tree once per element instead of once per leaf.
+
+    ``add`` also records each element's depth below ``body`` and an order with every
+    parent before its children, so that ``sum_up_all`` needs no depth pass and no sort."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id
         self.parent_of: dict[int, int | None] = {self.body_id: None}
         self.nodes: dict[int, LexborNode] = {self.body_id: body}
+        self.depth: dict[int, int] = {self.body_id: 0}
+        self.order: list[int] = [self.body_id]  # parents before children
 
     def add(self, node: LexborNode) -> int:
         """Record ``node``'s chain up to a known element; return its id."""
         parent_of, nodes = self.parent_of, self.nodes
         first = nid = node.mem_id
+        chain = []
         while nid not in parent_of:
             nodes[nid] = node
             up = node.parent
             pid = up.mem_id if up is not None else None
             parent_of[nid] = pid
-            if up is None:
+            chain.append(nid)
+            if up is None:  # above body: the chain's top is the document itself
+                nid = None
                 break
             node, nid = up, pid
-        return first
-
-    def sum_up(self, values: dict[int, float]) -> dict[int, float]:
-        """Subtree sums of per-element ``values``: each element is visited once, deepest
-        first (depths come from the memoised chains)."""
-        parent_of = self.parent_of
-        depth: dict[int, int] = {}
-        for nid in parent_of:
-            chain = []
-            up: int | None = nid
-            while up is not None and up not in depth:
-                chain.append(up)
-                up = parent_of[up]
-            d = depth[up] if up is not None else -1
+        if chain:
+            depth = self.depth
+            d = depth[nid] if nid is not None else -1
             for c in reversed(chain):
                 d += 1
                 depth[c] = d
-        sums = dict(values)
-        for nid in sorted(values.keys() | parent_of.keys(), key=depth.__getitem__, reverse=True):
-            value = sums.get(nid)
+            self.order.extend(reversed(chain))
+        return first
+
+    def sum_up(self, values: dict[int, float]) -> dict[int, float]:
+        """Subtree sums of per-element ``values`` (keys from ``add``)."""
+        return self.sum_up_all(values)[0]
+
+    def sum_up_all(self, *values: dict[int, float]) -> list[dict[int, float]]:
+        """Subtree sums of each of several per-element ``values`` (keys from ``add``): each
+        element is visited once, children before their parent."""
+        parent_of = self.parent_of
+        all_sums = [dict(v) for v in values]
+        for nid in reversed(self.order):
             pid = parent_of[nid]
-            if value and pid is not None:
-                sums[pid] = sums.get(pid, 0.0) + value
-        self.depth = depth
-        return sums
+            if pid is None:
+                continue
+            for sums in all_sums:
+                value = sums.get(nid)
+                if value:
+                    sums[pid] = sums.get(pid, 0.0) + value
+        return all_sums
