@@ -4,8 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 OUT ?= out
 EXTRAS ?= test,dev
+# Airflow lives in its own venv: its pins must not move the job's dependencies (see airflow/).
+AIRFLOW_VENV ?= .venv-airflow
+IMAGE ?= clean-html:0.1.0
+WORKER_POOL_PORT ?= 50000
 
-.PHONY: venv run test lint format samples eval bench clean
+.PHONY: venv venv-airflow run run-portable worker-pool image test test-airflow test-portable \
+	fuzz guard-cost lint format samples eval bench clean
 
 venv: $(VENV)/.installed
 
@@ -15,11 +20,53 @@ $(VENV)/.installed: setup.py pyproject.toml
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
+# Installed with uv (from PyPI into that venv): it resolves Airflow and the Google provider in
+# seconds where pip takes minutes. The stamp keeps repeated `make test` from reinstalling.
+venv-airflow: $(AIRFLOW_VENV)/.installed
+
+$(AIRFLOW_VENV)/.installed: airflow/requirements.txt
+	$(PYTHON) -m venv $(AIRFLOW_VENV)
+	$(AIRFLOW_VENV)/bin/python -m pip install -q --upgrade pip uv
+	$(AIRFLOW_VENV)/bin/uv pip install -q --python $(AIRFLOW_VENV)/bin/python -r airflow/requirements.txt
+	touch $@
+
 run: venv
 	$(PY) -m beam_jobs.clean_html --input 'samples/*.warc.gz' --input 'samples/*.tar.gz' --output $(OUT)
 
-test: venv
+# The portable runner against a worker pool on this machine: run `make worker-pool` in another
+# shell first (it serves until stopped). The pool starts each SDK worker as `python` from PATH,
+# hence the venv's bin/ first on PATH.
+worker-pool: venv
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(PY) -m apache_beam.runners.worker.worker_pool_main \
+		--service_port $(WORKER_POOL_PORT)
+
+run-portable: venv
+	$(PY) -m beam_jobs.clean_html --config configs/portable.yaml \
+		--environment_config localhost:$(WORKER_POOL_PORT) \
+		--input 'samples/*.warc.gz' --input 'samples/*.tar.gz' --output $(OUT)
+
+# The custom SDK container for Dataflow and Flink (needs a Docker engine).
+image:
+	docker build -t $(IMAGE) .
+
+# The whole suite, the Airflow DAG test included (it needs both venvs).
+test: venv venv-airflow
 	$(PY) -m pytest -q
+
+# The long fuzz: the reader fuzz and the cleaning property tests with many more examples.
+FUZZ_EXAMPLES ?= 5000
+fuzz: venv
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q tests/test_fuzz_readers.py tests/test_cleaning_properties.py
+
+# Throughput of the crash guard against the alternatives (needs ../shared/corpus).
+guard-cost: venv
+	$(PY) -m benchmarks.guard_cost
+
+test-airflow: venv venv-airflow
+	$(PY) -m pytest -q tests/test_airflow_dag.py
+
+test-portable: venv
+	$(PY) -m pytest -q tests/test_portable_runner.py
 
 lint: venv
 	$(PY) -m ruff check .

@@ -1,7 +1,9 @@
 """The clean-HTML job: WARC, ARC and tar shards in; Parquet of title and main text out.
 
     python -m beam_jobs.clean_html --input 'crawl/*.warc.gz' --input 'pages/*.tar.gz' \\
-        --output out/ [Beam options, e.g. --runner DataflowRunner ...]
+        --output out/ [--config configs/dataflow.yaml] [Beam options, e.g. --runner DataflowRunner ...]
+
+``--config FILE`` merges a YAML preset of options under the command line (see ``beam_jobs.config``).
 
 Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/part-*.parquet``
 (one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``.
@@ -13,20 +15,24 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
-from transforms.clean_html import CleanHtml
+from beam_jobs.config import ConfigError, merge_config
+from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
+from transforms.extract import Extractor
 from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
 from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
 
-__all__ = ["CleanHtmlOptions", "JobFailed", "build_pipeline", "run"]
+_LOG = logging.getLogger("clean_html")
+
+__all__ = ["CleanHtmlOptions", "ConfigError", "JobFailed", "build_pipeline", "run"]
 
 # Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
 # Heritrix crawl); a job where over 80% are rejected is almost surely a bug, not the crawl.
@@ -43,6 +49,11 @@ class CleanHtmlOptions(PipelineOptions):
 
     @classmethod
     def _add_argparse_args(cls, parser):
+        parser.add_argument(
+            "--config",
+            default=None,
+            help="YAML preset of options (configs/*.yaml); flags on the command line override it.",
+        )
         parser.add_argument(
             "--input",
             action="append",
@@ -73,6 +84,19 @@ class CleanHtmlOptions(PipelineOptions):
             default=DEFAULT_MAX_REJECT_RATIO,
             help="Fail the job (after writing the summary) when rejects / documents exceeds this.",
         )
+        parser.add_argument(
+            "--extract_guard",
+            choices=GUARDS,
+            default="process",
+            help="process: decode and extract in a child process per worker, so that a crash "
+            "or hang costs one document (default); none: in the worker itself.",
+        )
+        parser.add_argument(
+            "--extract_timeout_s",
+            type=float,
+            default=DEFAULT_TIMEOUT_S,
+            help="Under the process guard, a document that takes longer is rejected as timeout.",
+        )
 
 
 def _output_paths(output: str) -> dict[str, str]:
@@ -84,8 +108,16 @@ def _output_paths(output: str) -> dict[str, str]:
     }
 
 
-def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
-    """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise."""
+def build_pipeline(
+    pipeline: beam.Pipeline,
+    options: CleanHtmlOptions,
+    *,
+    extractor_factory: Callable[..., Any] = Extractor,
+) -> None:
+    """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise.
+
+    ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
+    """
     paths = _output_paths(options.output)
     records = (
         pipeline
@@ -93,7 +125,11 @@ def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
         | "ReadArchives" >> ReadArchives(max_record_bytes=options.max_record_bytes)
     )
     cleaned = records.records | "CleanHtml" >> CleanHtml(
-        mode=options.mode, max_decoded_bytes=options.max_decoded_bytes
+        mode=options.mode,
+        max_decoded_bytes=options.max_decoded_bytes,
+        guard=options.extract_guard,
+        timeout_s=options.extract_timeout_s,
+        extractor_factory=extractor_factory,
     )
     data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
     reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
@@ -106,11 +142,16 @@ def build_pipeline(pipeline: beam.Pipeline, options: CleanHtmlOptions) -> None:
     )
 
 
-def _check_inputs(patterns: Sequence[str]) -> None:
-    """Fail before launching when a pattern matches nothing: a typo must not look like success."""
+def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
+    """Files and bytes the patterns match; fails before launching when a pattern matches
+    nothing, since a typo must not look like success."""
+    files = size = 0
     for result in FileSystems.match(list(patterns)):
         if not result.metadata_list:
             raise JobFailed(f"--input {result.pattern!r} matches no file")
+        files += len(result.metadata_list)
+        size += sum(metadata.size_in_bytes for metadata in result.metadata_list)
+    return files, size
 
 
 def _clear_output(paths: dict[str, str]) -> None:
@@ -146,9 +187,15 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     return "\n".join(lines)
 
 
-def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit."""
-    options = PipelineOptions(argv if argv is not None else sys.argv[1:])
+def run(
+    argv: Sequence[str] | None = None, *, extractor_factory: Callable[..., Any] = Extractor
+) -> dict[str, Any]:
+    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
+
+    ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset).
+    ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
+    """
+    options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
     options.view_as(SetupOptions).save_main_session = False
     standard = options.view_as(StandardOptions)
     if standard.runner is None:
@@ -158,12 +205,13 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if not job.input or not job.output:
         raise JobFailed("--input (one or more) and --output are required")
     paths = _output_paths(job.output)
-    _check_inputs(job.input)
+    files, size = _check_inputs(job.input)
     _clear_output(paths)
+    _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
-        build_pipeline(pipeline, job)
+        build_pipeline(pipeline, job, extractor_factory=extractor_factory)
     seconds = time.monotonic() - started
 
     summary = read_summary(job.output)
@@ -181,9 +229,15 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def main() -> int:
-    logging.getLogger().setLevel(logging.INFO)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
     try:
         run()
+    except ConfigError as e:
+        print(f"clean_html: bad --config: {e}", file=sys.stderr)
+        return 2
     except JobFailed as e:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1

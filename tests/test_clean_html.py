@@ -4,6 +4,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from tests.builders import http_response, page
+from tests.conftest import beam_counters, check_counters
 from transforms import reasons
 from transforms.clean_html import CleanHtml, clean_record
 from transforms.extract import Extractor
@@ -105,7 +106,8 @@ def test_clean_html_routes_every_record_and_counts_outcomes():
     )
     result = pipeline.run()
     result.wait_until_finish()
-    counters = {c.key.metric.name: c.committed for c in result.metrics().query()["counters"]}
+    counters = beam_counters(result)
+    check_counters(counters)
     assert counters["documents"] == 3 and counters["rows"] == 2
     assert counters[f"rejected:{reasons.HTTP_STATUS}"] == 1
     assert counters["skipped:request"] == 1 and counters["skipped:metadata"] == 1

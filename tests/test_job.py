@@ -1,6 +1,5 @@
 """End-to-end runs of the command line on WARC.gz and tar.gz shards the tests build."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from beam_jobs.clean_html import JobFailed, run
 from tests.builders import WarcEntry, http_response, page, write_tar, write_warc
-from tests.conftest import read_output
+from tests.conftest import read_output, run_job
 from transforms import reasons
 from transforms.write import REJECT_SCHEMA, ROW_SCHEMA
 
@@ -75,9 +74,7 @@ def job_args(crawl: Path, out: Path, *extra: str) -> list[str]:
 
 def test_job_writes_rows_rejects_and_summary(tmp_path):
     crawl, out = make_inputs(tmp_path), tmp_path / "out"
-    summary = run(job_args(crawl, out))
-    rows, rejects, on_disk = read_output(out)
-    assert summary == on_disk
+    rows, rejects, on_disk = run_job(job_args(crawl, out))
     assert on_disk["documents"] == 5 and on_disk["rows"] == 2 and on_disk["rejects"] == 3
     assert sorted(row["url"] for row in rows) == [
         "https://a.example/bees",
@@ -106,7 +103,7 @@ def test_job_writes_rows_rejects_and_summary(tmp_path):
 
 def test_output_reads_in_pandas_and_duckdb(tmp_path):
     out = tmp_path / "out"
-    run(job_args(make_inputs(tmp_path), out))
+    run_job(job_args(make_inputs(tmp_path), out))
     frame = pd.read_parquet(out / "data")
     assert len(frame) == 2 and set(ROW_SCHEMA.names) == set(frame.columns)
     count = duckdb.sql(
@@ -122,10 +119,9 @@ def test_rerun_leaves_only_that_runs_output(tmp_path):
     (out / "data").mkdir(parents=True)
     stale = out / "data" / "part-00000-of-00007.parquet"
     stale.write_bytes(b"stale shard from an older run")
-    run(job_args(crawl, out))
-    run(job_args(crawl, out))
+    run_job(job_args(crawl, out))
+    rows, _, _ = run_job(job_args(crawl, out))
     assert not stale.exists()
-    rows, _, _ = read_output(out)
     assert len(rows) == 2
 
 
@@ -138,7 +134,8 @@ def test_reject_ratio_over_the_limit_fails_after_writing_the_summary(tmp_path):
     crawl, out = make_inputs(tmp_path), tmp_path / "out"
     with pytest.raises(JobFailed, match="max_reject_ratio"):
         run(job_args(crawl, out, "--max_reject_ratio", "0.1"))
-    assert json.loads((out / "_SUMMARY.json").read_text())["rejects"] >= 3
+    _, _, summary = read_output(out)
+    assert summary["rejects"] >= 3
 
 
 def test_command_line_prints_output_and_summary(tmp_path):

@@ -55,3 +55,15 @@ def test_macro_mean():
     m = macro_mean([word_prf("a b", "a b"), word_prf("a b", "c")])
     assert m.f1 == pytest.approx(0.5)
     assert macro_mean([]) == (0.0, 0.0, 0.0)
+
+
+def test_benchmark_skips_cleanly_without_the_corpus(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "quality.py"
+    env = {**os.environ, "CORPUS": str(tmp_path / "absent")}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "skipped" in done.stdout

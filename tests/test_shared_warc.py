@@ -8,8 +8,7 @@ from collections import Counter
 
 from warcio.archiveiterator import ArchiveIterator
 
-from beam_jobs.clean_html import run
-from tests.conftest import read_output
+from tests.conftest import run_job
 
 CANDIDATES = {"response", "resource"}
 
@@ -34,8 +33,7 @@ def test_every_shared_file_is_read_and_every_document_accounted_for(shared_dir, 
         for ext in ("warc", "gz", "arc")
         for arg in ("--input", str(shared_dir / "warc" / f"*.{ext}"))
     ]
-    summary = run([*patterns, "--output", str(out), "--max_reject_ratio", "1"])
-    rows, rejects, _ = read_output(out)
+    rows, rejects, summary = run_job([*patterns, "--output", str(out), "--max_reject_ratio", "1"])
     per_file = {entry["source_file"]: entry for entry in summary["files"]["per_file"]}
     assert set(per_file) == {str(p) for p in files}
 

@@ -11,7 +11,15 @@ import io
 import zlib
 from typing import BinaryIO, NamedTuple
 
-__all__ = ["HEAD_BYTES", "Format", "UnknownFormat", "ReplayStream", "sniff_format"]
+__all__ = [
+    "HEAD_BYTES",
+    "READABLE",
+    "Format",
+    "UnknownFormat",
+    "ReplayStream",
+    "check_readable",
+    "sniff_format",
+]
 
 HEAD_BYTES = 64 * 1024
 
@@ -31,6 +39,25 @@ class Format(NamedTuple):
     compression: str  # "none", "gzip", "zstd", "lz4", "bzip2" or "xz"
 
 
+# The compressions each container's reader reads: FastWARC reads WARC in all of them; warcio
+# reads ARC plain or gzip; tarfile reads tar plain, gzip, bzip2 and xz.
+READABLE: dict[str, frozenset[str]] = {
+    "warc": frozenset({"none", "gzip", "zstd", "lz4"}),
+    "arc": frozenset({"none", "gzip"}),
+    "tar": frozenset({"none", "gzip", "bzip2", "xz"}),
+}
+
+
+def check_readable(detected: Format) -> None:
+    """Raise ``UnknownFormat`` with a clear message for a combination no reader here reads
+    (say, a zstd-compressed tar), rather than let the reader fail on it with a cryptic error."""
+    if detected.compression not in READABLE[detected.container]:
+        raise UnknownFormat(
+            f"{detected.container} compressed with {detected.compression} is not read by this "
+            f"job; recompress it as {' or '.join(sorted(READABLE[detected.container] - {'none'}))}"
+        )
+
+
 def _inflate_head(head: bytes, compression: str) -> bytes:
     """The first bytes of the decompressed stream, or b"" when they cannot be had."""
     try:
@@ -45,7 +72,7 @@ def _inflate_head(head: bytes, compression: str) -> bytes:
             import lz4.frame
 
             return lz4.frame.LZ4FrameDecompressor().decompress(head, max_length=4096)
-    except Exception:  # a damaged head is reported as an unknown format below
+    except Exception:  # a damaged or too-short head is reported as an unknown format below
         return b""
     return b""
 

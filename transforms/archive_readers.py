@@ -36,6 +36,7 @@ __all__ = [
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml")
 # PAX header keys that carry a member's original URL (checked in this order).
 TAR_URL_KEYS = ("url", "URL", "WARC-Target-URI")
+_TAR_READ_BYTES = 4096
 
 
 def clean_url(url: str | None) -> str | None:
@@ -83,6 +84,13 @@ def iter_warc(
     """
     for record in WarcIterator(stream, parse_http=False, fsspec_args=False):
         headers = record.headers
+        if headers.get("Content-Length") is None:
+            # FastWARC yields what it parsed of a header cut by the end of the file (or of a
+            # gzip member) as a record without a length: it is the damage, not a record.
+            raise ArchiveTruncated(
+                f"record at offset {record.stream_pos} has no Content-Length: "
+                "the file ends inside its header, or the header is corrupt"
+            )
         record_type = str(record.record_type).rsplit(".", 1)[-1]
         size = record.content_length
         common = {
@@ -181,5 +189,40 @@ def iter_tar(
                 reason, detail = _too_large(member.size, max_record_bytes)
                 yield ArchiveRecord(**common, reject_reason=reason, reject_detail=detail)
             else:
-                payload = archive.extractfile(member).read()
+                payload, error = _read_member(archive, member)
                 yield ArchiveRecord(**common, payload=payload, truncated=len(payload) < member.size)
+                if error is not None:
+                    raise ArchiveTruncated(
+                        f"file ends inside member {member.name!r} at offset {member.offset}: "
+                        f"{len(payload)} of {member.size} bytes ({error})"
+                    )
+        _check_tar_end(archive)
+
+
+def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo) -> tuple[bytes, str | None]:
+    """A member's bytes, and the error that cut them short, if any (the bytes before it kept)."""
+    stream = archive.extractfile(member)
+    chunks: list[bytes] = []
+    try:
+        # Small reads: in stream mode a read that hits the end of the file loses its bytes
+        # (so at most the last 4 KiB before the cut are lost).
+        while chunk := stream.read(_TAR_READ_BYTES):
+            chunks.append(chunk)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        return b"".join(chunks), f"{type(e).__name__}: {e}"
+    return b"".join(chunks), None
+
+
+def _check_tar_end(archive: tarfile.TarFile) -> None:
+    """Raise if the tar stopped early rather than at its end.
+
+    In stream mode ``tarfile`` ends iteration silently at a header it cannot parse (a bad
+    checksum, garbage), exactly as at the end-of-archive zero blocks. A real end is followed
+    only by zero padding; anything else means members were left unread.
+    """
+    stopped_at = archive.offset
+    while chunk := archive.fileobj.read(1 << 20):
+        if chunk.strip(b"\x00"):
+            raise tarfile.ReadError(
+                f"invalid tar header at offset {stopped_at}: the rest of the archive is not read"
+            )

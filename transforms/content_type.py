@@ -173,10 +173,27 @@ def sniff_xhtml(data: bytes) -> bool:
     return not looks_binary(data) and bool(_XHTML.search(_sniff_window(data)))
 
 
+def binary_under_html_label(data: bytes) -> bool:
+    """True when bytes declared as HTML are evidently not text: an image/archive magic number,
+    or control and NUL bytes making up over 5% of the head (random bytes: about 12%; a
+    couple of stray ones are tolerated in a tiny document).
+
+    More tolerant than ``looks_binary``, which rejects on one NUL: a page that *says* it is HTML
+    keeps the benefit of the doubt for a few stray NULs. UTF-16/32 text is not binary.
+    """
+    if data.startswith(_MAGIC_NUMBERS):
+        return True
+    if sniff_bom(data) or guess_utf16_32(data):
+        return False
+    head = data[:SNIFF_BYTES]
+    controls = sum(1 for b in head if b in _BINARY_CONTROLS)
+    return controls > max(2, len(head) // 20)
+
+
 def is_html(mime: str, data: bytes) -> bool:
     """Whether a document of declared ``mime`` (essence, lower case) with these bytes is HTML."""
     if mime in HTML_TYPES:
-        return True
+        return not binary_under_html_label(data)
     if mime in XML_TYPES:
         return sniff_xhtml(data)
     if mime in GENERIC_TYPES:
@@ -193,5 +210,7 @@ def require_html(mime: str, data: bytes) -> str:
     if not is_html(mime, data):
         sniffed = mime in GENERIC_TYPES or mime in XML_TYPES
         suffix = ", not sniffed as HTML" if sniffed else ""
+        if mime in HTML_TYPES:
+            suffix = ", but the bytes are binary"
         raise Reject(reasons.NOT_HTML, f"{mime[:80] or 'no content type'}{suffix}")
     return "text/html" if mime in GENERIC_TYPES else mime

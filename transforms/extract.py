@@ -9,13 +9,18 @@ Usage without Beam::
 and from the command line: ``python -m transforms.extract page.html [--mode full]``.
 
 ``Extractor`` holds the settings and is built once per Beam worker (``DoFn.setup``); calling it
-is deterministic, uses no network, and is bounded by an input-size cap and a node-count cap
-(``Extracted.truncated`` says when one was hit).
+is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
+work caps on pathological trees (``Extracted.truncated`` says when one was hit).
+
+Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
+content is), ``extract_layout`` (text with block structure), ``extract_title`` (the
+headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import re
 import sys
 from dataclasses import dataclass
@@ -23,19 +28,25 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
+from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract_layout import layout
-from transforms.extract_scoring import main_root
-from transforms.extract_title import find_title
+from transforms.extract_scoring import (
+    LinkStats,
+    choose_root,
+    marked_article_body,
+    prune_link_lists,
+    refine_to_prose,
+)
+from transforms.extract_title import find_title, read_head
+from transforms.extract_tree import TooComplex, size
 
 MODES = ("main", "full")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
 
-# Never visible, in any mode.
-INVISIBLE_TAGS = ["script", "style", "noscript", "template", "svg", "iframe", "object", "head"]
-# Page furniture, dropped in "main" mode.
-BOILERPLATE_TAGS = ["nav", "footer", "header", "aside", "form"]
 
+_INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
+_ARTICLE_BODY = re.compile(r"""itemprop=["']?articleBody""")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
 
@@ -47,7 +58,20 @@ class Extracted:
     language: str = ""  # <html lang>, as written
 
 
+def drop_leading_title(text: str, title: str) -> str:
+    """The headline is the title; do not repeat it as the first line of the text."""
+    first, sep, rest = text.partition("\n")
+    if title and first.strip() == title:
+        return rest.lstrip("\n")
+    return text
+
+
 def _decode(html: bytes) -> str:
+    """Bytes to text: a byte-order mark, else UTF-8, else a ``<meta charset>``, else cp1252."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                       (codecs.BOM_UTF16_BE, "utf-16")):  # fmt: skip
+        if html.startswith(bom):
+            return html.decode(codec, errors="replace")
     try:
         return html.decode("utf-8")
     except UnicodeDecodeError:
@@ -89,16 +113,47 @@ class Extractor:
         text, truncated = self._bounded(html)
         tree = LexborHTMLParser(text)
         html_node = tree.css_first("html")
-        language = (html_node.attributes.get("lang") or "") if html_node is not None else ""
-        title = find_title(tree, url)
-        tree.strip_tags(INVISIBLE_TAGS)
+        language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
+        html_title, metas = read_head(tree.head)
+        h1s: list[str] = []
+        if tree.body is None:
+            return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
+        trees = [tree]
+        try:
+            body_text = self._extract(trees, text, h1s)
+        except TooComplex:  # thousands of nested boxes: the plain layout of what is left
+            body = trees[-1].body
+            for node in reversed(body.css(_INVISIBLE)):
+                node.decompose()
+            body_text = layout(body, "<pre" in text)
+            truncated = True
+        title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
-            tree.strip_tags(BOILERPLATE_TAGS)
-            root = main_root(tree)
-        else:
-            root = tree.body
-        body = layout(root) if root is not None else ""
-        return Extracted(title=title, text=body, truncated=truncated, language=language.strip())
+            body_text = drop_leading_title(body_text, title)
+        return Extracted(title, body_text, truncated, language)
+
+    def _extract(self, trees: list[LexborHTMLParser], text: str, h1s: list[str]) -> str:
+        """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
+        a re-parsed tree is appended to ``trees``."""
+        main = self.mode == "main"
+        body = trees[-1].body
+        noscript_chars = drop_furniture(body, h1s, main)
+        if noscript_chars and noscript_chars > size(body):
+            # The page is rendered for crawlers inside <noscript> only: use that copy.
+            tree = LexborHTMLParser(text)
+            tree.unwrap_tags(["noscript"])
+            trees.append(tree)
+            body = tree.body
+            h1s.clear()
+            drop_furniture(body, h1s, main)
+        body_size = drop_boilerplate(body, main)
+        root = body
+        if main:
+            links = LinkStats(body)
+            marked = marked_article_body(body) if _ARTICLE_BODY.search(text) else None
+            root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+            prune_link_lists(root, links)
+        return layout(root, "<pre" in text)
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}

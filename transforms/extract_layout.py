@@ -30,9 +30,7 @@ BLOCK_TAGS = (
 LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
 
-_SPACES = re.compile(r"\s+")
-_MARKERS = re.compile(f"[ {PARA}{LINE}]*[{PARA}{LINE}][ {PARA}{LINE}]*")
-_CELL_RUN = re.compile(f" ?{CELL}[ {CELL}]*")
+_CELL_RUN = re.compile(f"{CELL}+")
 _PRE_DECODE = str.maketrans({PRE_SPACE: " ", PRE_TAB: "\t"})
 
 
@@ -44,45 +42,66 @@ def _protect_pre(node: LexborNode) -> None:
     node.replace_with(PARA + text + PARA)
 
 
-def mark_blocks(root: LexborNode) -> None:
-    """Insert the block, line and cell markers into ``root``'s subtree (mutates it)."""
-    for node in root.css("pre"):
-        if node.parent is not None:
-            _protect_pre(node)
-    for node in root.css(BLOCK_TAGS):
-        node.insert_before(PARA)
-        node.insert_after(PARA)
-    for node in root.css(LINE_TAGS):
-        node.insert_before(LINE)
-        node.insert_after(LINE)
-    for node in root.css(CELL_TAGS):
-        node.insert_before(CELL)
-    for node in root.css("br"):
-        node.replace_with(LINE)
-    # Inline elements whose text would otherwise glue to a neighbour's word.
-    for node in root.css("img[alt], input, button, select, textarea, label"):
-        node.insert_after(" ")
+_KIND = {tag.strip(): PARA for tag in BLOCK_TAGS.split(",")}
+_KIND.update({tag.strip(): LINE for tag in LINE_TAGS.split(",")})
+_KIND.update({tag.strip(): CELL for tag in CELL_TAGS.split(",")})
+_KIND["br"] = "br"
+_MARK_SELECTOR = ", ".join(_KIND)
+
+
+def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
+    """Insert the block, line and cell markers into ``root``'s subtree (mutates it).
+
+    One CSS query finds every element that starts a block, a line or a cell. ``<pre>`` is
+    replaced first (its descendants are then gone from the tree); ``has_pre=False`` skips
+    that query when the page has no ``<pre>``.
+    """
+    if has_pre:
+        for node in root.css("pre"):
+            if node.parent is not None:
+                _protect_pre(node)
+    for node in root.css(_MARK_SELECTOR):
+        kind = _KIND[node.tag]
+        if kind is CELL:
+            node.insert_before(CELL)
+        elif kind == "br":
+            node.replace_with(LINE)
+        else:
+            node.insert_before(kind)
+            node.insert_after(kind)
+
+
+def _squeeze(text: str, run: str, by: str) -> str:
+    """Replace runs of ``run`` by ``by`` (plain ``replace`` passes beat a regex here)."""
+    while run in text:
+        text = text.replace(run, by)
+    return text
 
 
 def render(text: str) -> str:
-    """Collapse whitespace inside blocks and turn the markers into line breaks."""
-    text = _SPACES.sub(" ", text)
-    text = _MARKERS.sub(_marker_run, text)
-    lines = []
-    for line in text.split("\n"):
-        if CELL in line:
-            line = _CELL_RUN.sub(" | ", line).strip(" |")
-        lines.append(line.strip())
-    text = "\n".join(lines)
-    text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
-    return text.translate(_PRE_DECODE)
+    """Collapse whitespace inside blocks and turn the markers into line breaks.
+
+    Only whole-string C-level operations (a few passes, no per-block Python): ``split`` and
+    ``join`` collapse whitespace to single spaces, the spaces next to a line marker go, runs
+    of line markers become one, then line markers become a line break and block markers a
+    blank line, and runs of more than one blank line are collapsed.
+    """
+    text = " ".join(text.split())
+    if CELL in text:
+        text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
+        for marker in (PARA, LINE):  # no separator before a row's first or after its last cell
+            text = text.replace(marker + CELL, marker).replace(CELL + marker, marker)
+        text = text.strip(CELL).replace(CELL, " | ")
+    text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
+    text = _squeeze(text, LINE + LINE, LINE).replace(LINE, "\n").replace(PARA, "\n\n")
+    text = text.replace(" \n", "\n").replace("\n ", "\n")
+    text = _squeeze(text, "\n\n\n", "\n\n").strip()
+    if PRE_SPACE in text or PRE_TAB in text:
+        text = text.translate(_PRE_DECODE)
+    return text
 
 
-def _marker_run(match: re.Match) -> str:
-    return "\n\n" if PARA in match.group() else "\n"
-
-
-def layout(root: LexborNode) -> str:
+def layout(root: LexborNode, has_pre: bool = True) -> str:
     """The text of ``root`` with its block structure (mutates the subtree)."""
-    mark_blocks(root)
+    mark_blocks(root, has_pre)
     return render(root.text(deep=True))

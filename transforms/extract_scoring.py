@@ -1,16 +1,155 @@
-"""Main-content selection: which subtree of the cleaned page holds the main content."""
+"""Main-content detection: which element of the cleaned body holds the main content.
+
+1. **Link text per element.** Each link's text length is summed up the tree (each element
+   visited once), so the link density of any element is known.
+2. **Pick the root.** An element's weight is its text length, link text counting for little
+   (``LINK_WEIGHT``). The root is the deepest element holding at least two thirds of the
+   body's weight: walk down from ``<body>`` into the child holding that majority while there
+   is one. Articles end at their body; forums, listings and product pages (many similar
+   blocks) end at the blocks' container. Being a majority, the root is unique.
+   An element marked up as the one ``itemprop="articleBody"`` is taken as is.
+3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
+   80% of that prose: teasers, bylines and captions beside the body fall outside.
+4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
+   clouds, pagers).
+
+No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary work.
+"""
 
 from __future__ import annotations
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborNode
 
-_MAIN_SELECTORS = ("article", "main", "[role=main]")
+from transforms.extract_tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+
+LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
+ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
+LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
+LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
+TEXT_BLOCK_TAGS = frozenset(
+    {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
+     "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
+     "tr", "tbody", "thead", "table"}
+)  # fmt: skip
 
 
-def main_root(tree: LexborHTMLParser) -> LexborNode | None:
-    """The largest ``<article>``, else ``<main>``/``[role=main]``, else ``<body>``."""
-    for selector in _MAIN_SELECTORS:
-        nodes = tree.css(selector)
-        if nodes:
-            return max(nodes, key=lambda n: len(n.text(deep=True)))
-    return tree.body
+class LinkStats(Tree):
+    """Link text and link count per element, summed from the links up to ``body``."""
+
+    def __init__(self, body: LexborNode) -> None:
+        super().__init__(body)
+        own_chars: dict[int, float] = {}
+        own_count: dict[int, float] = {}
+        for link in body.css("a"):
+            n = size(link)
+            if n:
+                nid = self.add(link)
+                own_chars[nid] = own_chars.get(nid, 0) + n
+                own_count[nid] = own_count.get(nid, 0) + 1
+        self.link_chars = self.sum_up(own_chars)
+        self.link_count = self.sum_up(own_count)
+
+    def weight(self, node: LexborNode, total: int | None = None) -> float:
+        """Text length with link text counting for ``LINK_WEIGHT`` (``total``: the size if
+        known)."""
+        if total is None:
+            total = size(node)
+        links = min(self.link_chars.get(node.mem_id, 0), total)
+        return total - links + LINK_WEIGHT * links
+
+    def inside(self, nid: int, root_id: int) -> bool:
+        for _ in range(MAX_DEPTH):
+            if nid is None:
+                return False
+            if nid == root_id:
+                return True
+            nid = self.parent_of.get(nid)
+        raise TooComplex("links nested too deep")
+
+
+def marked_article_body(body: LexborNode) -> LexborNode | None:
+    """The one element marked up as the article body (schema.org microdata), if any."""
+    nodes = body.css('[itemprop="articleBody" i]')
+    if len(nodes) == 1 and size(nodes[0]) > 0:
+        return nodes[0]
+    return None
+
+
+def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
+    """The deepest element holding at least ``ROOT_SHARE`` of the body's weight."""
+    total = links.weight(body, body_size)
+    if total <= 0:
+        return body
+    threshold = ROOT_SHARE * total
+    node, node_weight = body, total
+    for level in range(MAX_DEPTH + 1):
+        if level == MAX_DEPTH:
+            raise TooComplex("content nested too deep")
+        remaining, chosen = node_weight, None
+        for child in node.iter():
+            w = links.weight(child)
+            if w >= threshold:
+                chosen, node_weight = child, w
+                break
+            remaining -= w
+            if remaining < threshold:
+                break
+        if chosen is None:
+            break
+        node = chosen
+    while node.tag in TEXT_BLOCK_TAGS and node.parent is not None:
+        node = node.parent  # one paragraph is too narrow: its container is the content
+    return node
+
+
+PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's prose
+
+
+def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
+    """The deepest element inside ``root`` holding ``PROSE_SHARE`` of its prose: the text of
+    its ``<p>`` elements, minus their link text. This leaves out teasers, bylines and other
+    short blocks that sit beside the article body in the same container."""
+    tree = Tree(root)
+    own: dict[int, float] = {}
+    total = 0.0
+    for p in root.css("p"):
+        w = size(p) - links.link_chars.get(p.mem_id, 0)
+        if w > 0:
+            own[tree.add(p)] = w
+            total += w
+    if total <= 0.5 * links.weight(root):  # not an article: listings, products, forums
+        return root
+    sums = tree.sum_up(own)
+    best, best_depth = root, 0
+    for nid, w in sums.items():
+        if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
+            best, best_depth = tree.nodes[nid], tree.depth[nid]
+    while best.tag in TEXT_BLOCK_TAGS and best.parent is not None:
+        best = best.parent
+    return best
+
+
+def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
+    """Drop boxes inside ``root`` that are mostly links (only the outermost such box)."""
+    root_id = root.mem_id
+    root_chars = size(root)
+    marked: set[int] = set()
+    measured = 0
+    for nid, count in links.link_count.items():
+        if count < 2 or nid == root_id:
+            continue
+        node = links.nodes.get(nid)
+        if node is None or node.tag not in LINK_LIST_TAGS or not links.inside(nid, root_id):
+            continue
+        measured += 1
+        if measured > MAX_MEASURED:
+            raise TooComplex("too many link boxes to measure")
+        total = size(node)
+        if total and links.link_chars[nid] > LINK_DENSITY_MAX * total and total < 0.5 * root_chars:
+            marked.add(nid)
+    for nid in marked:
+        up = links.parent_of.get(nid)
+        while up is not None and up != root_id and up not in marked:
+            up = links.parent_of.get(up)
+        if up not in marked:
+            links.nodes[nid].decompose()

@@ -15,11 +15,15 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborNode
 
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
-_SEPARATORS = re.compile(r"\s+(?:[|\-–—·•:»«/~]|::)\s+")
+_SEPARATORS = re.compile(
+    r"\s+(?:[|\-–—·•:»«/~]|::)\s+"  # " | ", " - ", " – ", " :: ", ...
+    r"|\s*[｜丨]\s*"  # full-width bars (CJK titles)
+    r"|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])"  # "标题_网站" (CJK titles join with "_")
+)
 
 
 def _clean(text: str | None) -> str:
@@ -30,43 +34,53 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def _meta(tree: LexborHTMLParser, *keys: str) -> str:
-    for key in keys:
-        node = tree.css_first(f'meta[property="{key}"], meta[name="{key}"]')
-        if node is not None:
-            value = _clean(node.attributes.get("content"))
-            if value:
-                return value
-    return ""
+class _Site:
+    """What names the site: ``og:site_name`` and the words of the URL's host."""
+
+    def __init__(self, site_name: str, url: str | None) -> None:
+        self.name_words = _words(site_name)
+        self.host_words: set[str] = set()
+        if url:
+            host = (urlsplit(url).hostname or "").lower()
+            labels = [w for w in re.split(r"[.\-]", host) if w and w != "www"]
+            self.host_words = set(labels) | {"".join(host.split(".")[-2:-1])}
+
+    def names(self, text: str) -> bool:
+        """Whether ``text`` is the site's name ("Example News" on example-news.com)."""
+        words = _words(text)
+        if not words:
+            return True
+        if self.name_words and words == self.name_words:
+            return True
+        joined = "".join(words)
+        return bool(self.host_words) and (
+            all(w in self.host_words for w in words) or joined in self.host_words
+        )
 
 
-def _is_site_part(part: str, site_name: str, host_words: set[str]) -> bool:
-    words = _words(part)
-    if not words:
-        return True
-    if site_name and words == _words(site_name):
-        return True
-    # "example.com", "Example News" for example-news.com
-    return bool(host_words) and all(w in host_words for w in words)
+def split_title(title: str) -> list[str]:
+    """The parts of a ``<title>`` split on " | ", " - ", " – ", " — ", " · ", " :: ", ..."""
+    return [p.strip() for p in _SEPARATORS.split(title) if p.strip()]
 
 
 def strip_site_name(title: str, site_name: str = "", url: str | None = None) -> str:
-    """Remove "| Site" / "Site - " parts from a ``<title>``."""
-    parts = [p.strip() for p in _SEPARATORS.split(title) if p.strip()]
+    """Remove the site-name parts ("| Site", "Site - ") from a ``<title>``: the parts naming
+    the site (``og:site_name``, the URL's host) go, and of the rest the first part is kept
+    (the headline leads in most titles)."""
+    return _strip(title, _Site(site_name, url))
+
+
+def _strip(title: str, site: _Site) -> str:
+    parts = split_title(title)
     if len(parts) < 2:
         return title
-    host_words: set[str] = set()
-    if url:
-        host = urlsplit(url).hostname or ""
-        host_words = set(re.split(r"[.\-]", host.lower())) - {"www", ""}
-        host_words |= {"".join(host.lower().split(".")[-2:-1])}
-    kept = [p for p in parts if not _is_site_part(p, site_name, host_words)]
-    if not kept:
-        return parts[0]
-    if len(kept) < len(parts):
-        # The site-name parts were at the edges: keep what is left, in order.
-        return " - ".join(kept) if len(kept) > 1 else kept[0]
-    return max(kept, key=lambda p: len(_words(p)))
+    kept = [p for p in parts if not site.names(p)]
+    return kept[0] if kept else parts[0]
+
+
+def _similar(a: str, b: str) -> bool:
+    """Most words of each are in the other."""
+    return _contained(a, b) >= 0.8 and _contained(b, a) >= 0.6
 
 
 def _contained(inner: str, outer: str) -> float:
@@ -78,18 +92,43 @@ def _contained(inner: str, outer: str) -> float:
     return sum(w in outer_words for w in words) / len(words)
 
 
-def find_title(tree: LexborHTMLParser, url: str | None = None) -> str:
-    title_node = tree.css_first("title")
-    html_title = _clean(title_node.text()) if title_node is not None else ""
-    og_title = _meta(tree, "og:title", "twitter:title")
-    site_name = _meta(tree, "og:site_name", "application-name")
-    h1s = [_clean(n.text()) for n in tree.css("h1")[:3]]
-    h1s = [h for h in h1s if h]
-    reference = " ".join(filter(None, [html_title, og_title]))
+def find_title(
+    html_title: str, metas: dict[str, str], h1s: list[str], url: str | None = None
+) -> str:
+    """The headline from the ``<title>`` text, the page's ``<meta>`` values (by lowercase
+    property or name) and the texts of its first ``<h1>`` elements.
+
+    An ``<h1>`` that is not the site's name and matches ``og:title``/``<title>`` or one of
+    their parts wins; else ``og:title`` or ``<title>`` without its site-name parts; else the
+    first ``<h1>``."""
+    html_title = _clean(html_title)
+    og_title = _clean(metas.get("og:title") or metas.get("twitter:title"))
+    site = _Site(_clean(metas.get("og:site_name") or metas.get("application-name")), url)
+    h1s = [h for h in (_clean(h) for h in h1s) if h and not site.names(h)]
+    titles = [t for t in (og_title, html_title) if t]
+    candidates = titles + [part for t in titles for part in split_title(t)]
     for h1 in h1s:
-        if reference and _contained(h1, reference) >= 0.8 and len(_words(h1)) >= 1:
+        if any(_similar(h1, c) for c in candidates):
             return h1
-    for candidate in (og_title, html_title):
-        if candidate:
-            return strip_site_name(candidate, site_name, url)
+    for t in titles:
+        headline = _strip(t, site)
+        if h1s and site.names(headline):  # the title is only the site's name
+            return h1s[0]
+        return headline
     return h1s[0] if h1s else ""
+
+
+def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
+    """The ``<title>`` text and the ``<meta>`` values (by lowercase property or name)."""
+    title, metas = "", {}
+    if head is None:
+        return title, metas
+    for node in head.css("title, meta"):
+        if node.tag == "title":
+            title = title or node.text()
+            continue
+        attrs = node.attributes
+        key = attrs.get("property") or attrs.get("name")
+        if key and key.lower() not in metas:
+            metas[key.lower()] = attrs.get("content") or ""
+    return title, metas

@@ -19,9 +19,17 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from transforms import reasons
-from transforms.archive_formats import HEAD_BYTES, ReplayStream, UnknownFormat, sniff_format
+from transforms.archive_formats import (
+    HEAD_BYTES,
+    ReplayStream,
+    UnknownFormat,
+    check_readable,
+    sniff_format,
+)
 from transforms.archive_readers import iter_arc, iter_tar, iter_warc
 from transforms.records import ArchiveRecord, FileStats
+
+_LOG = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_MAX_RECORD_BYTES", "ReadArchives", "read_file"]
 
@@ -51,6 +59,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
             stream = ReplayStream(head, raw)
             detected = sniff_format(head)
             fmt = detected.container if detected.compression == "none" else "/".join(detected)
+            check_readable(detected)
             reader = _READERS[detected.container]
             for record in reader(stream, path, max_record_bytes=max_record_bytes):
                 records += 1
@@ -89,13 +98,13 @@ class _ReadArchiveFn(beam.DoFn):
         self._damaged = Metrics.counter("read_archives", "damaged_files")
         self._records = Metrics.counter("read_archives", "records")
 
-    def process(self, path: str):
+    def process(self, path):
         for item in read_file(path, max_record_bytes=self._max_record_bytes):
             if isinstance(item, FileStats):
                 self._files.inc()
                 if item.damaged:
                     self._damaged.inc()
-                    logging.warning(
+                    _LOG.warning(
                         "%s: reading stopped after %d records: %s", path, item.records, item.error
                     )
                 yield beam.pvalue.TaggedOutput(FILES_TAG, item)

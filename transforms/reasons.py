@@ -21,7 +21,7 @@ REJECT_REASONS: dict[str, str] = {
     BAD_HTTP: "a response record whose HTTP head cannot be parsed (no status line, broken chunking)",
     BAD_ENCODING: "a Content-Encoding that is unknown or whose body cannot be decompressed",
     NO_TEXT: "extraction found no text",
-    EXTRACT_ERROR: "the extractor raised or crashed on this document",
+    EXTRACT_ERROR: "decoding or extraction raised an unexpected error, or the cleaning process crashed, on this document",
     TIMEOUT: "extraction took longer than the time limit",
     UNREADABLE_FILE: "an input file that could not be opened or is not WARC, ARC or tar",
 }

@@ -1,0 +1,454 @@
+"""A corpus of malformed inputs, built in memory: every case of issue 4, each with what it must
+end as.
+
+``build_corpus(directory)`` writes one file per archive-level case, plus ``http.warc.gz`` and
+``html.warc.gz`` holding one record per HTTP- and HTML-level case, and returns the expectations:
+for each file, whether it is damaged and the outcome of each document (a row, or a reject
+reason) keyed by URL. Tests run the whole job over the folder and compare.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import random
+import tarfile
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zstandard
+from fastwarc.stream_io import Lz4Writer
+
+from tests.builders import WarcEntry, http_response, page, write_warc
+from transforms import reasons
+
+__all__ = ["ROW", "Expected", "build_corpus", "good_entries", "html_cases", "http_cases"]
+
+ROW = "row"
+MIB = 1 << 20
+
+
+@dataclass
+class Expected:
+    """What one input file must end as."""
+
+    damaged: bool = False
+    # URL (or tar member path) -> "row" or a reject reason, for documents whose outcome is fixed.
+    outcomes: dict[str, str] = field(default_factory=dict)
+    # Number of documents in the file (rows + rejects), when it is known exactly.
+    documents: int | None = None
+    # A substring of the file's error, when it is damaged.
+    error: str | None = None
+
+
+def article(title: str, n: int = 3) -> bytes:
+    sentences = [f"Paragraph {i} of {title} says something worth keeping." for i in range(n)]
+    return page(title, *sentences).encode()
+
+
+def good_entries(prefix: str, n: int = 3) -> list[WarcEntry]:
+    return [
+        WarcEntry(
+            "response",
+            f"https://{prefix}.example/{i}",
+            http_response(article(f"{prefix} {i}")),
+        )
+        for i in range(n)
+    ]
+
+
+def _urls(prefix: str, indexes, outcome: str = ROW) -> dict[str, str]:
+    return {f"https://{prefix}.example/{i}": outcome for i in indexes}
+
+
+def _plain_warc(tmp: Path, prefix: str, n: int = 3) -> bytes:
+    path = write_warc(tmp / f".{prefix}.warc", good_entries(prefix, n), gzip_records=False)
+    data = path.read_bytes()
+    path.unlink()
+    return data
+
+
+def _gzip_warc(tmp: Path, prefix: str, n: int = 3) -> bytes:
+    path = write_warc(tmp / f".{prefix}.warc.gz", good_entries(prefix, n), gzip_records=True)
+    data = path.read_bytes()
+    path.unlink()
+    return data
+
+
+def _record_starts(data: bytes) -> list[int]:
+    starts, pos = [], data.find(b"WARC/1.1\r\n")
+    while pos != -1:
+        starts.append(pos)
+        pos = data.find(b"WARC/1.1\r\n", pos + 1)
+    return starts
+
+
+def _gzip_member_starts(data: bytes) -> list[int]:
+    starts, pos = [], 0
+    while pos < len(data):
+        starts.append(pos)
+        inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        inflater.decompress(data[pos:])
+        pos = len(data) - len(inflater.unused_data)
+    return starts
+
+
+def raw_warc(records: list[tuple[str, bytes]]) -> bytes:
+    """Response records written byte for byte, one gzip member each: unlike warcio's writer, this
+    does not parse (and so accepts) an HTTP block that is broken on purpose."""
+    members = []
+    for index, (url, block) in enumerate(records):
+        head = (
+            f"WARC/1.1\r\nWARC-Type: response\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{index:012d}>\r\n"
+            f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        )
+        members.append(gzip.compress(head.encode() + block + b"\r\n\r\n", compresslevel=1, mtime=0))
+    return b"".join(members)
+
+
+def _tar(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+# --- archive-level cases: each builds one file and says what it must end as ------------------
+
+
+def gzip_member_cut_mid_record(tmp: Path) -> tuple[bytes, Expected]:
+    data = _gzip_warc(tmp, "gzcut")
+    third = _gzip_member_starts(data)[2]
+    return data[: third + (len(data) - third) // 2], Expected(
+        damaged=True, outcomes=_urls("gzcut", [0, 1]), documents=2
+    )
+
+
+def cut_inside_a_header(tmp: Path) -> tuple[bytes, Expected]:
+    data = _plain_warc(tmp, "cuthead")
+    third = _record_starts(data)[2]
+    return data[: third + 60], Expected(
+        damaged=True, outcomes=_urls("cuthead", [0, 1]), documents=2, error="Content-Length"
+    )
+
+
+def cut_inside_a_payload(tmp: Path) -> tuple[bytes, Expected]:
+    """The cut record is kept (marked truncated): its text up to the cut is still a page."""
+    data = _plain_warc(tmp, "cutbody")
+    third = _record_starts(data)[2]
+    return data[: third + (len(data) - third) * 3 // 4], Expected(
+        damaged=True, outcomes=_urls("cutbody", [0, 1]), documents=3, error="file ends inside"
+    )
+
+
+def garbage_between_records(tmp: Path) -> tuple[bytes, Expected]:
+    data = _plain_warc(tmp, "garbage")
+    second = _record_starts(data)[1]
+    junk = random.Random(4).randbytes(300)
+    return data[:second] + junk + data[second:], Expected(
+        damaged=True, outcomes=_urls("garbage", [0]), documents=1
+    )
+
+
+def content_length_too_long(tmp: Path) -> tuple[bytes, Expected]:
+    data = _plain_warc(tmp, "cllong")
+    length = len(good_entries("cllong")[0].block)
+    bad = data.replace(
+        b"Content-Length: %d\r\n" % length, b"Content-Length: %d\r\n" % (length + 40), 1
+    )
+    return bad, Expected(damaged=True, documents=1)
+
+
+def content_length_too_short(tmp: Path) -> tuple[bytes, Expected]:
+    data = _plain_warc(tmp, "clshort")
+    length = len(good_entries("clshort")[0].block)
+    bad = data.replace(
+        b"Content-Length: %d\r\n" % length, b"Content-Length: %d\r\n" % (length - 40), 1
+    )
+    return bad, Expected(damaged=True, documents=1)
+
+
+def one_gzip_stream_for_the_whole_file(tmp: Path) -> tuple[bytes, Expected]:
+    return gzip.compress(_plain_warc(tmp, "wholegz"), mtime=0), Expected(
+        outcomes=_urls("wholegz", range(3)), documents=3
+    )
+
+
+def empty_file(tmp: Path) -> tuple[bytes, Expected]:
+    return b"", Expected(damaged=True, documents=1, error="empty file")
+
+
+def zero_length_record(tmp: Path) -> tuple[bytes, Expected]:
+    entries = [WarcEntry("response", "https://zero.example/empty", b"")] + good_entries("zero", 1)
+    path = write_warc(tmp / ".zero.warc", entries, gzip_records=False)
+    data = path.read_bytes()
+    path.unlink()
+    return data, Expected(
+        outcomes={"https://zero.example/empty": reasons.BAD_HTTP, **_urls("zero", [0])},
+        documents=2,
+    )
+
+
+def neither_warc_arc_nor_tar(tmp: Path) -> tuple[bytes, Expected]:
+    return b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8, Expected(
+        damaged=True, documents=1, error="not WARC, ARC or tar"
+    )
+
+
+def text_named_like_a_warc(tmp: Path) -> tuple[bytes, Expected]:
+    return b"This is a README, not a crawl.\n" * 50, Expected(
+        damaged=True, documents=1, error="not WARC, ARC or tar"
+    )
+
+
+def tar_with_truncated_member(tmp: Path) -> tuple[bytes, Expected]:
+    """The cut member is kept, marked truncated, like a WARC record cut by the end of file."""
+    data = _tar({"a.html": article("tar one"), "b.html": article("tar two", 200)})
+    second = data.index(b"b.html")
+    return data[: second + 512 + 9000], Expected(
+        damaged=True, outcomes={"a.html": ROW, "b.html": ROW}, documents=2, error="b.html"
+    )
+
+
+def tar_with_corrupt_header(tmp: Path) -> tuple[bytes, Expected]:
+    data = bytearray(_tar({"a.html": article("tar ok"), "b.html": article("tar lost")}))
+    second = data.index(b"b.html")
+    data[second + 148 : second + 156] = b"9999999\x00"  # the header checksum
+    return bytes(data), Expected(
+        damaged=True, outcomes={"a.html": ROW}, documents=1, error="invalid tar header"
+    )
+
+
+def zstd_warc(tmp: Path) -> tuple[bytes, Expected]:
+    return zstandard.ZstdCompressor().compress(_plain_warc(tmp, "zstd")), Expected(
+        outcomes=_urls("zstd", range(3)), documents=3
+    )
+
+
+def lz4_warc(tmp: Path) -> tuple[bytes, Expected]:
+    path = tmp / ".lz4.warc.lz4"
+    writer = Lz4Writer(str(path))
+    writer.write(_plain_warc(tmp, "lz4"))
+    writer.close()
+    data = path.read_bytes()
+    path.unlink()
+    return data, Expected(outcomes=_urls("lz4", range(3)), documents=3)
+
+
+def zstd_tar(tmp: Path) -> tuple[bytes, Expected]:
+    """A combination no reader here reads: one clear ``unreadable_file`` reject."""
+    data = zstandard.ZstdCompressor().compress(_tar({"a.html": article("zstd tar")}))
+    return data, Expected(damaged=True, documents=1, error="tar compressed with zstd")
+
+
+def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
+    """8 MiB of header lines and no end: the reader's header-length limit stops it."""
+    head = b"WARC/1.1\r\nWARC-Type: response\r\n" + b"X-Junk: " + b"a" * 56 + b"\r\n"
+    return gzip.compress(head * (8 * MIB // len(head)), compresslevel=1, mtime=0), Expected(
+        damaged=True, documents=1, error="header length"
+    )
+
+
+ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
+    "endless-header.warc.gz": endless_record_header,
+    "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
+    "cut-in-header.warc": cut_inside_a_header,
+    "cut-in-payload.warc": cut_inside_a_payload,
+    "garbage-between.warc": garbage_between_records,
+    "content-length-long.warc": content_length_too_long,
+    "content-length-short.warc": content_length_too_short,
+    "one-gzip-stream.warc.gz": one_gzip_stream_for_the_whole_file,
+    "empty.warc.gz": empty_file,
+    "zero-length-record.warc": zero_length_record,
+    "png.warc.gz": neither_warc_arc_nor_tar,
+    "readme.warc": text_named_like_a_warc,
+    "truncated-member.tar": tar_with_truncated_member,
+    "corrupt-header.tar": tar_with_corrupt_header,
+    "zstd.warc.zst": zstd_warc,
+    "lz4.warc.lz4": lz4_warc,
+    "zstd.tar.zst": zstd_tar,
+}
+
+
+# --- HTTP- and HTML-level cases: one WARC record each ------------------------------------------
+
+
+def _gzip_bomb(total: int) -> bytes:
+    from tests.conftest import make_gzip_bomb
+
+    return make_gzip_bomb(total)
+
+
+def _brotli_bomb(total: int) -> bytes:
+    from tests.conftest import make_brotli_bomb
+
+    return make_brotli_bomb(total)
+
+
+def _raw_response(head: str, body: bytes) -> bytes:
+    return head.replace("\n", "\r\n").encode("latin-1") + b"\r\n" + body
+
+
+def http_cases() -> dict[str, tuple[bytes, str]]:
+    """Case name -> (the HTTP bytes of a response record, its outcome)."""
+    html = article("http case")
+    return {
+        "no-status-line": (b"Content-Type: text/html\r\n\r\n" + html, reasons.BAD_HTTP),
+        "broken-chunk-sizes": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nTransfer-Encoding: chunked\n",
+                b"64\r\n" + html[:100] + b"\r\nzz-not-a-size\r\n" + html[100:] + b"\r\n0\r\n\r\n",
+            ),
+            reasons.BAD_HTTP,
+        ),
+        # Some crawlers keep the header on a body they stored de-chunked: read as plain.
+        "chunked-header-on-a-plain-body": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nTransfer-Encoding: chunked\n", html
+            ),
+            ROW,
+        ),
+        "lying-content-encoding": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip\n", html
+            ),
+            ROW,
+        ),
+        "unknown-content-encoding": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: x-snappy\n",
+                b"\x00\x01\x02" + zlib.compress(html),
+            ),
+            reasons.BAD_ENCODING,
+        ),
+        "corrupt-gzip-body": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip\n",
+                gzip.compress(html)[:40] + b"\xff" * 200,
+            ),
+            reasons.BAD_ENCODING,
+        ),
+        "gzip-bomb-1gib": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: gzip\n",
+                _gzip_bomb(1 << 30),
+            ),
+            reasons.TOO_LARGE,
+        ),
+        "brotli-bomb-1gib": (
+            _raw_response(
+                "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: br\n",
+                _brotli_bomb(1 << 30),
+            ),
+            reasons.TOO_LARGE,
+        ),
+    }
+
+
+def _nested(depth: int) -> bytes:
+    return b"<html><body>" + b"<div>" * depth + b"deep text at the bottom" + b"</div>" * depth
+
+
+def html_cases() -> dict[str, tuple[bytes, str, str]]:
+    """Case name -> (body, Content-Type header, outcome)."""
+    html_type = "text/html"
+    words = " ".join(f"word{i}" for i in range(1000))
+    one_line = page("One line", *([words] * 700)).encode()  # about 5 MB, no newline
+    assert b"\n" not in one_line and len(one_line) > 5_000_000
+    big = page("Fifty megabytes", *([words] * 7000)).encode()
+    assert len(big) > 50 * MIB * 0.95
+    return {
+        "page-50mb": (big, html_type, reasons.TOO_LARGE),
+        "nesting-100000": (_nested(100_000), html_type, ROW),
+        "nul-bytes": (article("nul").replace(b"worth", b"wo\x00rth\x00"), html_type, ROW),
+        "invalid-utf8": (
+            article("invalid").replace(b"worth", b"w\xc3\x28rth \xff\xfe"),
+            "text/html; charset=utf-8",
+            ROW,
+        ),
+        "utf16-with-bom": (
+            b"\xff\xfe" + page("UTF-16 page", "Texte en fran\u00e7ais ici.").encode("utf-16-le"),
+            html_type,
+            ROW,
+        ),
+        "utf16-without-bom": (
+            page("UTF-16 no BOM", "Texte sans marque ici.", charset=None).encode("utf-16-le"),
+            html_type,
+            ROW,
+        ),
+        "lying-meta-charset": (
+            page("Lying meta", "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e.", charset="utf-16").encode(
+                "utf-8"
+            ),
+            html_type,
+            ROW,
+        ),
+        "binary-junk-as-html": (
+            random.Random(7).randbytes(20_000),
+            html_type,
+            reasons.NOT_HTML,
+        ),
+        "one-line-5mb": (one_line, html_type, ROW),
+        "huge-attribute-1mb": (
+            article("huge attribute").replace(b"<main>", b'<main data-x="' + b"a" * MIB + b'">'),
+            html_type,
+            ROW,
+        ),
+        # Past the extractor's 5M-character cap, what follows the attribute is not read: the
+        # row keeps what came before it (the page header) and is flagged truncated.
+        "huge-attribute-8mb-before-the-text": (
+            article("huge attribute").replace(
+                b"<main>", b'<main data-x="' + b"a" * (8 * MIB) + b'">'
+            ),
+            html_type,
+            ROW,
+        ),
+        "thousands-of-titles": (
+            article("titles").replace(b"<head>", b"<head>" + b"<title>t</title>" * 5000),
+            html_type,
+            ROW,
+        ),
+    }
+
+
+def build_corpus(directory: Path) -> dict[str, Expected]:
+    """Write the whole malformed corpus into ``directory``; file name -> ``Expected``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    expected: dict[str, Expected] = {}
+    for name, build in ARCHIVE_CASES.items():
+        data, outcome = build(directory)
+        (directory / name).write_bytes(data)
+        expected[name] = outcome
+    http = http_cases()
+    (directory / "http.warc.gz").write_bytes(
+        raw_warc([(f"https://http.example/{name}", block) for name, (block, _) in http.items()])
+    )
+    expected["http.warc.gz"] = Expected(
+        outcomes={f"https://http.example/{name}": outcome for name, (_, outcome) in http.items()},
+        documents=len(http),
+    )
+    html = html_cases()
+    (directory / "html.warc.gz").write_bytes(
+        raw_warc(
+            [
+                (
+                    f"https://html.example/{name}",
+                    http_response(body, headers=[("Content-Type", content_type)]),
+                )
+                for name, (body, content_type, _) in html.items()
+            ]
+        )
+    )
+    expected["html.warc.gz"] = Expected(
+        outcomes={f"https://html.example/{name}": outcome for name, (*_, outcome) in html.items()},
+        documents=len(html),
+    )
+    return expected

@@ -1,0 +1,69 @@
+"""Property tests: the extractor never raises, returns strings, and is bounded by its input."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from transforms.extract import Extractor, extract
+
+TAGS = ["p", "div", "span", "a", "li", "ul", "table", "tr", "td", "pre", "br", "h1", "nav",
+        "article", "main", "script", "style", "noscript", "title", "my-widget", "form"]  # fmt: skip
+
+html_fragments = st.lists(
+    st.one_of(
+        st.sampled_from([f"<{t}>" for t in TAGS] + [f"</{t}>" for t in TAGS]),
+        st.sampled_from(
+            [
+                "<div class='share'>",
+                "<div hidden>",
+                "<p style='display:none'>",
+                "&amp;",
+                "&#x1F600;",
+                "&bogus;",
+                "<!--",
+                "-->",
+                "<",
+                ">",
+                "\x00",
+            ]
+        ),
+        st.text(max_size=20),
+    ),
+    max_size=40,
+).map("".join)
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _check(result, n_chars: int) -> None:
+    assert isinstance(result.title, str) and isinstance(result.text, str)
+    # The text comes from the input: it cannot be (much) longer than it; " | " between table
+    # cells and line breaks between blocks are the only additions.
+    assert len(result.text) <= 3 * n_chars + 10
+
+
+@SETTINGS
+@given(st.text(max_size=300))
+def test_never_raises_on_arbitrary_text(s):
+    for mode in ("main", "full"):
+        _check(extract(s, mode=mode), len(s))
+
+
+@SETTINGS
+@given(st.binary(max_size=300))
+def test_never_raises_on_arbitrary_bytes(b):
+    _check(extract(b), len(b))
+
+
+@SETTINGS
+@given(html_fragments)
+def test_never_raises_on_tag_soup(s):
+    for mode in ("main", "full"):
+        _check(extract(s, mode=mode), len(s))
+
+
+@SETTINGS
+@given(html_fragments)
+def test_caps_bound_the_work(s):
+    result = Extractor(max_html_chars=50, max_nodes=5)(s)
+    _check(result, min(len(s), 50))
+    assert result.truncated == (len(s) > 50 or s[:50].count("<") > 5)

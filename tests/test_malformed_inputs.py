@@ -1,0 +1,166 @@
+"""The malformed-input corpus (``tests/malformed.py``) through the whole job: every case ends as
+a counted reject or a partial read, never a crash, and the summary accounts for every record."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.builders import WarcEntry, http_response, page, write_warc
+from tests.conftest import run_job
+from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
+from tests.malformed import ARCHIVE_CASES, ROW, build_corpus
+from transforms import reasons
+
+
+@pytest.fixture(scope="module")
+def corpus_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("malformed")
+    expected = build_corpus(root / "in")
+    rows, rejects, summary = run_job(
+        ["--input", str(root / "in" / "*"), "--output", str(root / "out")]
+        + ["--max_reject_ratio", "1"]
+    )
+    return root / "in", expected, rows, rejects, summary
+
+
+def _outcomes(rows, rejects, name: str) -> dict[str, str]:
+    """URL -> outcome of every document of the input file ``name`` (URLs are unique in a file)."""
+    mine = lambda d: Path(d["source_file"]).name == name  # noqa: E731
+    outcomes = {row["url"]: ROW for row in rows if mine(row)}
+    outcomes.update({rej["url"]: rej["reason"] for rej in rejects if mine(rej)})
+    assert len(outcomes) == sum(map(mine, rows)) + sum(map(mine, rejects))
+    return outcomes
+
+
+def test_every_file_of_the_corpus_is_in_the_summary(corpus_run):
+    folder, expected, _, _, summary = corpus_run
+    per_file = {Path(e["source_file"]).name: e for e in summary["files"]["per_file"]}
+    assert set(per_file) == set(expected)
+    assert summary["files"]["count"] == len(expected)
+
+
+@pytest.mark.parametrize("name", [*sorted(ARCHIVE_CASES), "http.warc.gz", "html.warc.gz"])
+def test_each_file_ends_as_documented(corpus_run, name):
+    _, expected, rows, rejects, summary = corpus_run
+    entry = next(e for e in summary["files"]["per_file"] if Path(e["source_file"]).name == name)
+    want = expected[name]
+    assert entry["damaged"] == want.damaged, entry
+    if want.damaged:
+        assert entry["stopped_at"] is not None and entry["error"]
+    if want.error:
+        assert want.error in entry["error"], entry["error"]
+    if want.documents is not None:
+        assert entry["rows"] + entry["rejects"] == want.documents, entry
+    outcomes = _outcomes(rows, rejects, name)
+    assert {url: outcomes.get(url) for url in want.outcomes} == want.outcomes
+
+
+def test_unreadable_files_are_one_reject_each_with_the_error(corpus_run):
+    _, expected, _, rejects, summary = corpus_run
+    unreadable = [rej for rej in rejects if rej["reason"] == reasons.UNREADABLE_FILE]
+    names = {Path(rej["source_file"]).name for rej in unreadable}
+    assert names == {
+        "empty.warc.gz",
+        "endless-header.warc.gz",
+        "png.warc.gz",
+        "readme.warc",
+        "zstd.tar.zst",
+    }
+    assert all(rej["detail"] for rej in unreadable)
+
+
+def test_corpus_totals(corpus_run):
+    _, expected, rows, rejects, summary = corpus_run
+    known = sum(e.documents for e in expected.values() if e.documents is not None)
+    assert summary["documents"] >= known
+    by_reason = Counter(rej["reason"] for rej in rejects)
+    assert by_reason[reasons.TOO_LARGE] == 3  # the two bombs and the 50 MB page
+    truncated = {row["url"] for row in rows if row["truncated"]}
+    assert {"https://cutbody.example/2", "b.html"} <= truncated
+    assert not by_reason[reasons.TIMEOUT] and not by_reason[reasons.EXTRACT_ERROR]
+
+
+def test_pathological_pages_are_rows_with_text(corpus_run):
+    _, _, rows, _, _ = corpus_run
+    by_url = {row["url"]: row for row in rows}
+    deep = by_url["https://html.example/nesting-100000"]
+    assert deep["text"] == "deep text at the bottom" and deep["truncated"]  # flattened
+    one_line = by_url["https://html.example/one-line-5mb"]
+    # Over the extractor's 5M-character cap: kept up to the cap, and flagged.
+    assert one_line["truncated"] and one_line["text"].count("word999") > 600
+    assert by_url["https://html.example/utf16-with-bom"]["charset"].startswith("utf-16")
+    assert "français" in by_url["https://html.example/utf16-with-bom"]["text"]
+    assert "sans marque" in by_url["https://html.example/utf16-without-bom"]["text"]
+    assert "Café crème" in by_url["https://html.example/lying-meta-charset"]["text"]
+    assert "\x00" not in by_url["https://html.example/nul-bytes"]["text"]
+
+
+def misbehaving_crawl(folder: Path) -> Path:
+    folder.mkdir()
+    bodies = {
+        "good-1": page("Good one", "A page that extracts fine."),
+        "crash": page("Crash", f"This page makes the extractor segfault: {CRASH_MARKER}."),
+        "good-2": page("Good two", "Another page that extracts fine."),
+        "hang": page("Hang", f"This page makes the extractor hang: {HANG_MARKER}."),
+        "raise": page("Raise", f"This page makes the extractor raise: {RAISE_MARKER}."),
+        "good-3": page("Good three", "The last page, after all the trouble."),
+    }
+    write_warc(
+        folder / "trouble.warc.gz",
+        [
+            WarcEntry("response", f"https://t.example/{name}", http_response(body.encode()))
+            for name, body in bodies.items()
+        ],
+    )
+    return folder
+
+
+def test_crash_and_hang_in_the_extractor_become_rejects_and_the_job_goes_on(tmp_path):
+    crawl = misbehaving_crawl(tmp_path / "crawl")
+    rows, rejects, summary = run_job(
+        ["--input", str(crawl / "*"), "--output", str(tmp_path / "out")]
+        + ["--extract_timeout_s", "2", "--max_reject_ratio", "1"],
+        extractor_factory=MisbehavingExtractor,
+    )
+    assert sorted(row["url"] for row in rows) == [
+        "https://t.example/good-1",
+        "https://t.example/good-2",
+        "https://t.example/good-3",
+    ]
+    by_url = {rej["url"]: rej for rej in rejects}
+    assert by_url["https://t.example/crash"]["reason"] == reasons.EXTRACT_ERROR
+    assert "SIGSEGV" in by_url["https://t.example/crash"]["detail"]
+    assert by_url["https://t.example/hang"]["reason"] == reasons.TIMEOUT
+    assert by_url["https://t.example/raise"]["reason"] == reasons.EXTRACT_ERROR
+    assert "the extractor raised" in by_url["https://t.example/raise"]["detail"]
+    assert summary["rejects_by_reason"] == {reasons.EXTRACT_ERROR: 2, reasons.TIMEOUT: 1}
+
+
+def test_without_the_guard_an_extractor_exception_is_still_a_reject(tmp_path):
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    write_warc(
+        crawl / "c.warc.gz",
+        [
+            WarcEntry(
+                "response", "https://t.example/ok", http_response(page("Ok", "Fine.").encode())
+            ),
+            WarcEntry(
+                "response",
+                "https://t.example/raise",
+                http_response(page("Raise", RAISE_MARKER).encode()),
+            ),
+        ],
+    )
+    rows, rejects, _ = run_job(
+        ["--input", str(crawl / "*"), "--output", str(tmp_path / "out")]
+        + ["--extract_guard", "none", "--max_reject_ratio", "1"],
+        extractor_factory=MisbehavingExtractor,
+    )
+    assert [row["url"] for row in rows] == ["https://t.example/ok"]
+    assert [(rej["url"], rej["reason"]) for rej in rejects] == [
+        ("https://t.example/raise", reasons.EXTRACT_ERROR)
+    ]

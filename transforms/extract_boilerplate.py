@@ -1,0 +1,190 @@
+"""Boilerplate: what is dropped from the body before the main content is located.
+
+- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes).
+- Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
+- Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
+- Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
+  a generic, multilingual boilerplate vocabulary in the class or id (share, related,
+  comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...).
+
+Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
+text, or if its name also has a content word (article, main, content, ...), since sites put
+such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborNode
+
+from transforms.extract_tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+
+# Tags that never hold main content.
+FURNITURE_TAGS = frozenset(
+    {"nav", "aside", "footer", "dialog", "menu", "button", "select", "input", "textarea", "figcaption",
+     "label", "option", "datalist", "output", "search"}
+)  # fmt: skip
+# Tags that usually are furniture but that some sites wrap around the whole page.
+GUARDED_TAGS = frozenset({"form", "header"})
+BOILERPLATE_ROLES = frozenset(
+    {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
+     "menu", "menubar", "toolbar"}
+)  # fmt: skip
+
+# Boilerplate vocabulary in class and id values, matched as substrings (words long enough not
+# to occur inside content words) ...
+BOILERPLATE_SUBSTRINGS = (
+    "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
+    "masthead", "navbar", "navigation", "pagination", "popup", "related", "sharing",
+    "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
+    "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay", "caption",
+    "credit", "lightbox", "reviews",
+    # the same ideas in other languages
+    "werbung", "anzeige", "publicidad", "publicite", "pubblicita", "reklam", "kommentare",
+    "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
+    "compartir", "condividi", "bewertungen", "opiniones", "recensioni",
+)  # fmt: skip
+# ... and short words matched only as whole words (between -, _ or spaces).
+BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
+
+_BOILERPLATE = re.compile(
+    "|".join(BOILERPLATE_SUBSTRINGS)
+    + "|(?:^|[\\s_-])(?:"
+    + "|".join(BOILERPLATE_WORDS)
+    + ")(?:$|[\\s_-])"
+)
+_CACHE_MAX = 100_000
+_boilerplate_cache: dict[str, bool] = {}
+
+
+def is_boilerplate_name(value: str) -> bool:
+    """Whether a class/id value holds a boilerplate word (memoised: values repeat a lot)."""
+    hit = _boilerplate_cache.get(value)
+    if hit is None:
+        if len(_boilerplate_cache) >= _CACHE_MAX:  # bounded memory
+            _boilerplate_cache.clear()
+        hit = _boilerplate_cache[value] = bool(_BOILERPLATE.search(value.lower()))
+    return hit
+
+
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
+
+# Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
+# are not: they hold little text, and skipping them halves the pass).
+CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
+INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
+# Removed before the pass (one query; <noscript> is looked at in the pass).
+_STRIPPED = ", ".join(tag for tag in INVISIBLE_TAGS if tag != "noscript")
+_DROP_FULL = "h1, noscript"
+_HIDDEN_SELECTOR = (
+    '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
+)
+_INVISIBLE = frozenset(INVISIBLE_TAGS)
+_DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
+_GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
+_NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
+_DROP_MAIN = ", ".join(("h1", "noscript") + tuple(sorted(FURNITURE_TAGS)))
+_DROP_MAIN += ", " + _HIDDEN_SELECTOR
+_BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
+
+
+def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
+    """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
+    tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
+
+    Hidden elements stay if they hold half of the body's visible text (streaming apps
+    park their content in a hidden element until a script moves it), furniture boxes (nav,
+    aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page).
+    Sizes are measured before anything is removed; removal runs descendants first, so no
+    node is used once freed.
+
+    Returns the length of the text inside ``<noscript>`` elements holding real markup
+    (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    for node in reversed(body.css(_STRIPPED)):  # one query, not strip_tags' one per tag
+        node.decompose()
+    found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
+    noscript_chars = 0
+    for node in body.css(_DROP_MAIN if main else _DROP_FULL):
+        tag = node.tag
+        if tag == "h1":
+            if len(h1s) < 3:
+                h1s.append(node.text())
+            continue
+        if tag == "noscript" and node.css_first(_NOSCRIPT_CONTENT) is not None:
+            noscript_chars += size(node)
+        # hidden: keep it if it holds half the page; a furniture box: if it holds the page
+        guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
+        found.append((node, guard))
+    if sum(1 for _, guard in found if guard) > MAX_MEASURED:
+        raise TooComplex("too many hidden or furniture elements to measure")
+    if any(guard for _, guard in found):
+        visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
+        found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
+    for node, _ in reversed(found):
+        node.decompose()
+    return noscript_chars
+
+
+def is_hidden(attrs: dict) -> bool:
+    return (
+        "hidden" in attrs
+        or attrs.get("aria-hidden") == "true"
+        or ("style" in attrs and bool(_DISPLAY_NONE.search(attrs["style"] or "")))
+    )
+
+
+CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
+
+
+def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
+    """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
+    class/id word or role, or are a ``form``/``header``, when they hold under half of the
+    root's text. Names that also have a content word (article, main, content, ...) are
+    spared: page-wide wrappers carry such names ("main has-sidebar").
+
+    The candidates are taken outermost first (document order); one inside an element
+    already doomed is skipped without measuring it, so nested candidates cost nothing.
+    Sizes are measured before anything is removed. Returns the size of ``root`` after."""
+    root_id = root.mem_id
+    candidates = []
+    for node in root.css(_BOILERPLATE_SELECTOR):
+        attrs = node.attributes
+        if not attrs:
+            if main and node.tag in GUARDED_TAGS:
+                candidates.append(node)
+            continue
+        if is_hidden(attrs):
+            candidates.append(node)
+        elif main:
+            names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+            if (
+                node.tag in GUARDED_TAGS
+                or attrs.get("role") in BOILERPLATE_ROLES
+                or is_boilerplate_name(names)
+                and not CONTENT_WORDS.search(names.lower())
+            ):
+                candidates.append(node)
+    root_size = size(root)
+    if not candidates:
+        return root_size
+    if len(candidates) > MAX_MEASURED:
+        raise TooComplex("too many boilerplate candidates to measure")
+    limit = 0.5 * root_size
+    tree = Tree(root)
+    doomed: set[int] = set()
+    for node in candidates:
+        nid = tree.add(node)
+        if nid == root_id:
+            continue
+        up, steps = tree.parent_of.get(nid), 0
+        while up is not None and up not in doomed:
+            up, steps = tree.parent_of.get(up), steps + 1
+            if steps > MAX_DEPTH:
+                raise TooComplex("boilerplate nested too deep")
+        if up is None and (node_size := size(node)) < limit:
+            doomed.add(nid)
+            root_size -= node_size  # the doomed are disjoint: their sizes add up
+    for nid in doomed:
+        tree.nodes[nid].decompose()
+    return root_size
