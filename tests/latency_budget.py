@@ -6,7 +6,7 @@ measured on the reference machine (2-core x86_64, Python 3.11, selectolax 1.0.2)
 ``MARGIN``; the measured values are kept beside them so that a drift is visible.
 
 To change a budget on purpose (a slower but better extractor, say): run
-``make test-latency``, read the ratios it prints, and set ``MEASURED`` to them here.
+``make test-gates``, read the ratios it prints, and set ``MEASURED`` to them here.
 """
 
 MARGIN = 1.5
