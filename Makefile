@@ -10,7 +10,7 @@ IMAGE ?= clean-html:0.1.0
 WORKER_POOL_PORT ?= 50000
 
 .PHONY: venv venv-airflow run run-portable worker-pool image test test-airflow test-portable \
-	fuzz guard-cost lint format samples eval bench bench-big bench-deps clean
+	test-gates fuzz guard-cost lint format samples eval bench bench-big bench-deps clean
 
 venv: $(VENV)/.installed
 
@@ -52,6 +52,10 @@ image:
 # The whole suite, the Airflow DAG test included (it needs both venvs).
 test: venv venv-airflow
 	$(PY) -m pytest -q
+
+# The noise and latency gates alone; prints the measured extract/parse ratios.
+test-gates: venv
+	$(PY) -m pytest -q tests/test_noise_gate.py tests/test_latency_gate.py
 
 # The long fuzz: the reader fuzz and the cleaning property tests with many more examples.
 FUZZ_EXAMPLES ?= 5000

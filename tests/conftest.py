@@ -129,3 +129,13 @@ def gzip_bomb() -> bytes:
 @pytest.fixture(scope="session")
 def brotli_bomb() -> bytes:
     return make_brotli_bomb()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the latency gate's measured ratios on every run, so a drift shows before it fails."""
+    from tests.test_latency_gate import MEASURED
+
+    if MEASURED:
+        terminalreporter.write_sep("-", "latency gate: extract() / Lexbor parse")
+        for name, (ratio, budget) in MEASURED.items():
+            terminalreporter.write_line(f"{name:<18} {ratio:6.2f}x  (budget {budget:.2f}x)")
