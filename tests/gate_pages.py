@@ -46,7 +46,7 @@ NOISE_CASES = [
         "scripts and styles",
         wrap(
             f"<script>function trackVisitor() {{ return 'beacon'; }}</script><article>{ARTICLE}</article>"
-            "<style>.promo { colour: hotpink; }</style><script type='application/ld+json'>{\"@type\": \"NewsArticle\"}</script>",
+            '<style>.promo { colour: hotpink; }</style><script type=\'application/ld+json\'>{"@type": "NewsArticle"}</script>',
             head="<style>body { margin: 0 }</style><script>var analyticsId = 'UA-1';</script>",
         ),
         tuple(KEEP),
@@ -127,7 +127,12 @@ NOISE_CASES = [
             "</article><noscript>Please enable JavaScript</noscript>"
         ),
         tuple(KEEP),
-        ("Hidden promo text", "Hidden attribute text", "Screen readers skip this", "Please enable JavaScript"),
+        (
+            "Hidden promo text",
+            "Hidden attribute text",
+            "Screen readers skip this",
+            "Please enable JavaScript",
+        ),
     ),
     NoiseCase(
         "sidebar and related links",
@@ -154,7 +159,9 @@ def sized_page(paragraphs: int, furniture: int) -> str:
         f"<div class='comment'><span class='author'>reader{i}</span><p>Comment {i}: great work.</p></div>"
         for i in range(furniture)
     )
-    related = "".join(f"<li><a href='/story/{i}'>Related story {i}</a></li>" for i in range(furniture))
+    related = "".join(
+        f"<li><a href='/story/{i}'>Related story {i}</a></li>" for i in range(furniture)
+    )
     return wrap(
         f"<header><nav><ul>{nav}</ul></nav></header><div class='page'><main><article>"
         f"<h1>Survey</h1>{body}</article></main><aside><ul>{related}</ul></aside>"

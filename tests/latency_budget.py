@@ -9,14 +9,19 @@ To change a budget on purpose (a slower but better extractor, say): run
 ``make test-gates``, read the ratios it prints, and set ``MEASURED`` to them here.
 """
 
-MARGIN = 1.5
+# Eight gate runs on the reference machine stayed within 7% of their median (most within 2%);
+# 1.2 keeps them passing while a change that costs a fifth more than today fails.
+MARGIN = 1.2
 
-# page -> extract/parse ratio measured on the reference machine (median of 10 gate runs)
+# page -> extract/parse ratio measured on the reference machine (median of 8 gate runs,
+# 2026-11-30, after the extractor speed-ups). The large page's ratio is bimodal from one
+# process to the next, about 6.0 or 7.4 (its parse time moves; allocator state): its figure
+# is the upper mode, so that page guards only against the larger slowdowns.
 MEASURED = {
-    "seed-small-x500": 0.0,
-    "small": 0.0,
-    "typical": 0.0,
-    "large": 0.0,
+    "seed-small-x500": 11.5,
+    "small": 11.5,
+    "typical": 6.67,
+    "large": 7.4,
 }
 
 BUDGETS = {name: round(ratio * MARGIN, 2) for name, ratio in MEASURED.items()}
