@@ -9,14 +9,9 @@ place only when the whole write succeeds, so a failed run leaves no half-written
 
 from __future__ import annotations
 
-import apache_beam as beam
 import pyarrow as pa
 
-from transforms.parquet_shards import (
-    DEFAULT_MAX_FILE_BYTES,
-    DEFAULT_ROW_GROUP_BYTES,
-    WriteSizedParquet,
-)
+from transforms.parquet_shards import WriteSizedParquet
 
 __all__ = ["REJECT_SCHEMA", "ROW_SCHEMA", "WriteParquetShards"]
 
@@ -50,30 +45,5 @@ REJECT_SCHEMA = pa.schema(
 )
 
 
-class WriteParquetShards(beam.PTransform):
-    """Write dicts to ``<directory>/part-SSSSS-of-NNNNN.parquet`` with ``schema``.
-
-    The output is the PCollection of written file names, available once every shard is final.
-    """
-
-    def __init__(
-        self,
-        directory: str,
-        schema: pa.Schema,
-        *,
-        row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    ):
-        super().__init__()
-        self._directory = directory.rstrip("/")
-        self._schema = schema
-        self._row_group_bytes = row_group_bytes
-        self._max_file_bytes = max_file_bytes
-
-    def expand(self, rows):
-        return rows | "WriteSizedParquet" >> WriteSizedParquet(
-            self._directory,
-            self._schema,
-            row_group_bytes=self._row_group_bytes,
-            max_file_bytes=self._max_file_bytes,
-        )
+# The sink the job uses: size-rotated shards with byte-sized row groups (transforms.parquet_shards).
+WriteParquetShards = WriteSizedParquet
