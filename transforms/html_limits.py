@@ -97,6 +97,11 @@ def _flatten(html: str, max_depth: int) -> str:
 def cap_nesting(html: str, max_depth: int = MAX_DEPTH) -> tuple[str, bool]:
     """``html`` with elements nested deeper than ``max_depth`` unwrapped (their text kept), and
     whether anything was unwrapped."""
-    if html.count("<") <= max_depth or nesting_depth(html) <= max_depth:
+    tags = html.count("<")
+    # Exact shortcuts before the scan: the depth is at most the number of opening tags, which is
+    # at most the number of "<" that do not start a closing tag.
+    if tags <= max_depth or tags - html.count("</") <= max_depth:
+        return html, False
+    if nesting_depth(html) <= max_depth:
         return html, False
     return _flatten(html, max_depth), True
