@@ -21,8 +21,6 @@ from transforms.worker_memory import release_large_blocks
 
 __all__ = ["build_cleaner", "clean_record"]
 
-_reject = reject_for
-
 
 def clean_record(
     record: ArchiveRecord, extractor: Extractor, *, max_decoded_bytes: int = DEFAULT_MAX_BYTES
@@ -34,7 +32,7 @@ def clean_record(
     ``extract_error`` reject.
     """
     if record.reject_reason:
-        return "reject", _reject(record, record.reject_reason, record.reject_detail or "")
+        return "reject", reject_for(record, record.reject_reason, record.reject_detail or "")
     try:
         decoded = decode_document(
             record.payload,
@@ -43,18 +41,18 @@ def clean_record(
             max_bytes=max_decoded_bytes,
         )
     except Reject as r:
-        return "reject", _reject(record, r.reason, r.detail)
+        return "reject", reject_for(record, r.reason, r.detail)
     except Exception as e:  # a decoding bug must cost this document, not the job
-        return "reject", _reject(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     try:
         html, flattened = cap_nesting(decoded.html)
         extracted = extractor(html, record.url)
         text = repair_text(extracted.text)
         title = repair_text(extracted.title)
     except Exception as e:
-        return "reject", _reject(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     if not text.strip():
-        return "reject", _reject(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
+        return "reject", reject_for(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
     return "row", {
         "url": record.url,
         "title": title,
