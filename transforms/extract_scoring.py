@@ -87,7 +87,7 @@ def marked_article_body(body: LexborNode, links: LinkStats) -> LexborNode | None
 
 def _own_text_size(node: LexborNode) -> int:
     """``size`` of the text nodes directly inside ``node`` (not in its child elements)."""
-    return len(node.text(deep=False, strip=True))
+    return len(node.text(deep=False, strip=True, skip_empty=True))
 
 
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
