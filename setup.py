@@ -17,6 +17,7 @@ setup(
     install_requires=[
         BEAM,
         "selectolax>=1.0.2,<2",
+        "ahocorasick-rs>=1.0,<2",
         "fastwarc>=2.0,<3",
         "warcio>=1.7.4,<2",
         "ftfy>=6.2,<7",

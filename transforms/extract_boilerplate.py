@@ -5,7 +5,8 @@
 - Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
-  comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...).
+  comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
+  vocabulary and its search are in ``extract_names``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
@@ -18,6 +19,7 @@ import re
 
 from selectolax.lexbor import LexborNode
 
+from transforms.extract_names import boilerplate_names
 from transforms.extract_tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 # Tags that never hold main content.
@@ -31,82 +33,6 @@ BOILERPLATE_ROLES = frozenset(
     {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
      "menu", "menubar", "toolbar"}
 )  # fmt: skip
-
-# Boilerplate vocabulary in class and id values, matched as substrings (words long enough not
-# to occur inside content words) ...
-BOILERPLATE_SUBSTRINGS = (
-    "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
-    "masthead", "navbar", "navigation", "pagination", "popup", "related", "sharing",
-    "share-", "social", "sidebar", "signup", "subscribe", "byline", "author-bio", "skip-link",
-    "skiplink", "toolbar", "recommend", "outbrain", "taboola", "modal", "overlay", "caption",
-    "credit", "lightbox", "reviews",
-    # the same ideas in other languages
-    "werbung", "anzeige", "publicidad", "publicite", "pubblicita", "reklam", "kommentare",
-    "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
-    "compartir", "condividi", "bewertungen", "opiniones", "recensioni",
-)  # fmt: skip
-# ... and short words matched only as whole words (between -, _ or spaces).
-BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
-
-
-def _trie_pattern(words: tuple[str, ...]) -> str:
-    """A regex for exactly these literal words, written as a trie (shared prefixes once):
-    Python's regex engine tries a flat alternation branch by branch at every position, so
-    the trie is about twice as fast on the class/id values of real pages."""
-    trie: dict = {}
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}  # a word ends here
-
-    def emit(node: dict) -> str:
-        alternatives = [re.escape(ch) + emit(node[ch]) for ch in sorted(node) if ch]
-        if not alternatives:
-            return ""
-        ends = "" in node
-        if len(alternatives) == 1 and not ends:
-            return alternatives[0]
-        return "(?:" + "|".join(alternatives) + ")" + ("?" if ends else "")
-
-    return emit(trie)
-
-
-_BOILERPLATE_SUBSTRING = re.compile(_trie_pattern(BOILERPLATE_SUBSTRINGS))
-_BOILERPLATE_WORD = re.compile(
-    "(?:^|[\\s_-])(?:" + _trie_pattern(BOILERPLATE_WORDS) + ")(?:$|[\\s_-])"
-)
-_CACHE_MAX = 100_000
-_boilerplate_cache: dict[str, bool] = {}
-_token_cache: dict[str, bool] = {}
-
-
-def _is_boilerplate_token(token: str) -> bool:
-    """Whether one lowercase, whitespace-free class/id token holds a boilerplate word."""
-    hit = _token_cache.get(token)
-    if hit is None:
-        if len(_token_cache) >= _CACHE_MAX:  # bounded memory
-            _token_cache.clear()
-        hit = _token_cache[token] = bool(
-            _BOILERPLATE_SUBSTRING.search(token) or _BOILERPLATE_WORD.search(token)
-        )
-    return hit
-
-
-def is_boilerplate_name(value: str) -> bool:
-    """Whether a class/id value holds a boilerplate word (memoised: values repeat a lot).
-
-    Matched token by token (tokens repeat far more than whole values, so the regex runs
-    rarely): no vocabulary word holds whitespace and the whole-word boundaries include
-    whitespace and the string's ends, so a match in the value is a match in one of its
-    whitespace-separated tokens and back."""
-    hit = _boilerplate_cache.get(value)
-    if hit is None:
-        if len(_boilerplate_cache) >= _CACHE_MAX:  # bounded memory
-            _boilerplate_cache.clear()
-        hit = _boilerplate_cache[value] = any(map(_is_boilerplate_token, value.lower().split()))
-    return hit
-
 
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
@@ -166,31 +92,6 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     return noscript_chars
 
 
-def is_hidden(attrs: dict) -> bool:
-    return (
-        "hidden" in attrs
-        or attrs.get("aria-hidden") == "true"
-        or ("style" in attrs and bool(_DISPLAY_NONE.search(attrs["style"] or "")))
-    )
-
-
-CONTENT_WORDS = re.compile("article|body|column|content|main|entry|story")
-_names_cache: dict[str, bool] = {}
-
-
-def _names_boilerplate(names: str) -> bool:
-    """Whether a "class id" value marks a boilerplate box: a boilerplate word and no
-    content word (memoised, like ``is_boilerplate_name``)."""
-    hit = _names_cache.get(names)
-    if hit is None:
-        if len(_names_cache) >= _CACHE_MAX:  # bounded memory
-            _names_cache.clear()
-        hit = _names_cache[names] = is_boilerplate_name(names) and not CONTENT_WORDS.search(
-            names.lower()
-        )
-    return hit
-
-
 def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
@@ -201,26 +102,26 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
     already doomed is skipped without measuring it, so nested candidates cost nothing.
     Sizes are measured before anything is removed. Returns the size of ``root`` after."""
     root_id = root.mem_id
-    candidates = []
+    # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
+    pending: list[tuple[LexborNode, str | None]] = []
     for node in root.css(_BOILERPLATE_SELECTOR):
         attrs = node.attributes
         if not attrs:
             if main and node.tag in GUARDED_TAGS:
-                candidates.append(node)
+                pending.append((node, None))
             continue
-        # is_hidden(attrs) inlined: this loop sees every container of the page
         if (
             "hidden" in attrs
             or attrs.get("aria-hidden") == "true"
             or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
             or main
-            and (
-                node.tag in GUARDED_TAGS
-                or attrs.get("role") in BOILERPLATE_ROLES
-                or _names_boilerplate(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
-            )
+            and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
-            candidates.append(node)
+            pending.append((node, None))
+        elif main and ("class" in attrs or "id" in attrs):
+            pending.append((node, f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
+    named = boilerplate_names(name for _, name in pending if name is not None)
+    candidates = [node for node, name in pending if name is None or name in named]
     root_size = size(root)
     if not candidates:
         return root_size
