@@ -44,11 +44,29 @@ def _protect_pre(node: LexborNode) -> None:
     node.replace_with(PARA + text + PARA)
 
 
-_KIND = {tag.strip(): PARA for tag in BLOCK_TAGS.split(",")}
-_KIND.update({tag.strip(): LINE for tag in LINE_TAGS.split(",")})
-_KIND.update({tag.strip(): CELL for tag in CELL_TAGS.split(",")})
-_KIND["br"] = "br"
-PRE = "pre"
+def _specialization(method, arg_type: str):
+    """``method`` compiled for one argument type. selectolax's node-editing methods are Cython
+    fused functions: each call picks the specialization matching its argument's type, which
+    costs more than the edit itself (~240 ns a call against ~100 ns); picking it once here
+    halves the cost of inserting the markers. Falls back to ``method`` when it is not fused."""
+    try:
+        return method[arg_type]
+    except (TypeError, KeyError):
+        return method
+
+
+# The markers as UTF-8 bytes, the argument type the node-editing calls below are compiled for.
+_PARA, _LINE, _CELL = (marker.encode() for marker in (PARA, LINE, CELL))
+_insert_before = _specialization(LexborNode.insert_before, "bytes")
+_insert_after = _specialization(LexborNode.insert_after, "bytes")
+_replace_with = _specialization(LexborNode.replace_with, "bytes")
+
+_KIND = {tag.strip(): _PARA for tag in BLOCK_TAGS.split(",")}
+_KIND.update({tag.strip(): _LINE for tag in LINE_TAGS.split(",")})
+_KIND.update({tag.strip(): _CELL for tag in CELL_TAGS.split(",")})
+_BR = b"br"
+_KIND["br"] = _BR
+PRE = b"pre"
 _KIND_OR_PRE = {**_KIND, "pre": PRE}
 
 
@@ -72,13 +90,13 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
         kinds = _KIND
         marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
     for node, kind in marked:
-        if kind is CELL:
-            node.insert_before(CELL)
-        elif kind == "br":
-            node.replace_with(LINE)
+        if kind is _CELL:
+            _insert_before(node, kind)
+        elif kind is _BR:
+            _replace_with(node, _LINE)
         else:
-            node.insert_before(kind)
-            node.insert_after(kind)
+            _insert_before(node, kind)
+            _insert_after(node, kind)
 
 
 def render(text: str) -> str:
