@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborNode
+from selectolax.lexbor import LexborNode, create_tag
 
 PARA = "\ue000"  # a blank line between blocks
 LINE = "\ue001"  # a line break
@@ -61,13 +61,17 @@ _insert_before = _specialization(LexborNode.insert_before, "bytes")
 _insert_after = _specialization(LexborNode.insert_after, "bytes")
 _replace_with = _specialization(LexborNode.replace_with, "bytes")
 
-_KIND = {tag.strip(): _PARA for tag in BLOCK_TAGS.split(",")}
-_KIND.update({tag.strip(): _LINE for tag in LINE_TAGS.split(",")})
-_KIND.update({tag.strip(): _CELL for tag in CELL_TAGS.split(",")})
 _BR = b"br"
-_KIND["br"] = _BR
 PRE = b"pre"
-_KIND_OR_PRE = {**_KIND, "pre": PRE}
+_KIND_BY_TAG = {tag.strip(): _PARA for tag in BLOCK_TAGS.split(",")}
+_KIND_BY_TAG.update({tag.strip(): _LINE for tag in LINE_TAGS.split(",")})
+_KIND_BY_TAG.update({tag.strip(): _CELL for tag in CELL_TAGS.split(",")})
+_KIND_BY_TAG["br"] = _BR
+# Keyed by Lexbor's tag id: ``node.tag_id`` is an int read from the node, where ``node.tag``
+# decodes a new string for every element. Lexbor numbers the tag names it knows (all of
+# these) statically, so an element has one of these ids exactly when it has that name.
+_KIND = {create_tag(tag).tag_id: kind for tag, kind in _KIND_BY_TAG.items()}
+_KIND_OR_PRE = {**_KIND, create_tag("pre").tag_id: PRE}
 
 
 def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
@@ -81,14 +85,14 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
     """
     kinds = _KIND_OR_PRE if has_pre else _KIND
     # collected first: the loops below mutate the tree
-    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
+    marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
     pres = [node for node, kind in marked if kind is PRE] if has_pre else []
     if pres:
         for node in pres:
             if node.parent is not None:
                 _protect_pre(node)
         kinds = _KIND
-        marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag))]
+        marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
     for node, kind in marked:
         if kind is _CELL:
             _insert_before(node, kind)
