@@ -1,8 +1,9 @@
 """Turn a cleaned Lexbor subtree into text that keeps its block structure.
 
-The walk stays in C: block boundaries are marked by inserting private-use marker characters as
-text nodes around block elements (one CSS query per kind), then a single ``text()`` call gets the
-whole string, whitespace is collapsed in one regex pass, and the markers become line breaks.
+The text stays in C: block boundaries are marked by inserting private-use marker characters as
+text nodes around block elements (found by one walk of the subtree), then a single ``text()``
+call gets the whole string, whitespace is collapsed by ``split``/``join``, and a few
+whole-string passes turn the markers into line breaks.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
@@ -16,8 +17,11 @@ import re
 
 from selectolax.lexbor import LexborNode, create_tag
 
-PARA = "\ue000"  # a blank line between blocks
+BLANK = "\ue000"  # a blank line, inside a block marker
 LINE = "\ue001"  # a line break
+# A blank line between blocks. Its line markers take the spaces next to it away with theirs
+# and make a run of block and line markers a run of line markers (squeezed by one pass).
+PARA = LINE + BLANK + LINE
 CELL = "\ue002"  # a table-cell separator
 PRE_SPACE = "\ue003"  # a protected space inside <pre>
 PRE_TAB = "\ue004"  # a protected tab inside <pre>
@@ -107,20 +111,19 @@ def render(text: str) -> str:
     """Collapse whitespace inside blocks and turn the markers into line breaks.
 
     Only whole-string C-level operations (a few passes, no per-block Python): ``split`` and
-    ``join`` collapse whitespace to single spaces, the spaces next to a line marker go, runs
-    of line markers become one, then line markers become a line break and block markers a
-    blank line, and runs of more than one blank line are collapsed (runs by one regex pass
-    each).
+    ``join`` collapse whitespace to single spaces, the spaces next to a line marker go (every
+    block marker starts and ends with one), runs of line markers become one, then every
+    marker becomes a line break, so a run with a block marker in it becomes three or more,
+    and runs of more than two line breaks become a blank line (runs by one regex pass each).
     """
     text = " ".join(text.split())
     if CELL in text:
         text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
-        for marker in (PARA, LINE):  # no separator before a row's first or after its last cell
-            text = text.replace(marker + CELL, marker).replace(CELL + marker, marker)
+        # no separator before a row's first or after its last cell
+        text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
         text = text.strip(CELL).replace(CELL, " | ")
     text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
-    text = _LINE_RUN.sub(LINE, text).replace(LINE, "\n").replace(PARA, "\n\n")
-    text = text.replace(" \n", "\n").replace("\n ", "\n")
+    text = _LINE_RUN.sub(LINE, text).replace(LINE, "\n").replace(BLANK, "\n")
     text = _BLANK_RUN.sub("\n\n", text).strip()
     # two replace() passes: str.translate is ~10x slower on non-ASCII text
     return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
