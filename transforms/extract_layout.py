@@ -84,24 +84,22 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
     One Python walk of the subtree with a dict lookup per element finds every element that
     starts a block, a line or a cell (it beats the 45-selector CSS group: Lexbor tests every
     selector on every element), root included, in document order. ``<pre>`` elements are
-    found by the same walk and replaced first (their descendants are then gone from the
-    tree), and the subtree is walked again; ``has_pre=False`` ignores them.
+    found by the same walk and replaced as they come (before any of their descendants, which
+    come after them, is marked); the markers then put into those detached descendants are
+    out of the tree and out of its text, so there is no second walk. ``has_pre=False``
+    ignores ``<pre>``.
     """
     kinds = _KIND_OR_PRE if has_pre else _KIND
-    # collected first: the loops below mutate the tree
+    # collected first: the loop below mutates the tree
     marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
-    pres = [node for node, kind in marked if kind is PRE] if has_pre else []
-    if pres:
-        for node in pres:
-            if node.parent is not None:
-                _protect_pre(node)
-        kinds = _KIND
-        marked = [(node, kind) for node in root.traverse() if (kind := kinds.get(node.tag_id))]
     for node, kind in marked:
         if kind is _CELL:
             _insert_before(node, kind)
         elif kind is _BR:
             _replace_with(node, _LINE)
+        elif kind is PRE:
+            if node.parent is not None:
+                _protect_pre(node)
         else:
             _insert_before(node, kind)
             _insert_after(node, kind)
