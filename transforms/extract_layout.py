@@ -20,7 +20,7 @@ from selectolax.lexbor import LexborNode, create_tag
 BLANK = "\ue000"  # a blank line, inside a block marker
 LINE = "\ue001"  # a line break
 # A blank line between blocks. Its line markers take the spaces next to it away with theirs
-# and make a run of block and line markers a run of line markers (squeezed by one pass).
+# and make a run of block and line markers a run of line markers, squeezed like any.
 PARA = LINE + BLANK + LINE
 CELL = "\ue002"  # a table-cell separator
 PRE_SPACE = "\ue003"  # a protected space inside <pre>
@@ -112,7 +112,7 @@ def render(text: str) -> str:
     ``join`` collapse whitespace to single spaces, the spaces next to a line marker go (every
     block marker starts and ends with one), runs of line markers become one, then every
     marker becomes a line break, so a run with a block marker in it becomes three or more,
-    and runs of more than two line breaks become a blank line (runs by one regex pass each).
+    and runs of more than two line breaks become a blank line (runs squeezed by regex).
     """
     text = " ".join(text.split())
     if CELL in text:
