@@ -34,8 +34,9 @@ BLOCK_TAGS = (
 LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
 
-_CELL_RUN = re.compile(f"{CELL}+")
-# Runs squeezed in one regex pass (a replace() loop makes a pass per halving of the run).
+# Runs squeezed in one regex pass (a replace() loop makes a pass per halving of the run); a
+# run is two or more: a lone marker would be a match (~130 ns each) replaced by itself.
+_CELL_RUN = re.compile(f"{CELL}{CELL}+")
 _LINE_RUN = re.compile(f"{LINE}{LINE}+")
 _BLANK_RUN = re.compile("\n\n\n+")
 
