@@ -45,6 +45,13 @@ def test_pre_and_code_are_verbatim():
     assert extract(html).text == "Code:\n\ndef f():\n    return  1\n\tx = 2"
 
 
+def test_elements_inside_pre_add_no_breaks_to_its_verbatim_text():
+    html = page(
+        "<main><p>Code:</p><pre>a  <div>in</div>b<br>c\n<pre>\td</pre></pre><p>after</p></main>"
+    )
+    assert extract(html).text == "Code:\n\na  inbc\n\td\n\nafter"
+
+
 def test_table_rows_are_lines_with_cells_separated():
     html = page(
         "<main><table><tr><th>k</th><th>v</th></tr>"

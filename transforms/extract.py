@@ -122,7 +122,7 @@ class Extractor:
     def __call__(self, html: bytes | str, url: str | None = None) -> Extracted:
         text, truncated, source = self._bounded(html)
         tree = LexborHTMLParser(source)
-        html_node = tree.css_first("html")
+        html_node = tree.root  # the <html> element, without a CSS query
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
