@@ -273,3 +273,10 @@ def test_extractor_is_reusable_and_deterministic():
     extractor = Extractor()
     html = page(article(f"<p>{PROSE}</p>"))
     assert extractor(html) == extractor(html) == extract(html)
+
+
+def test_private_use_characters_in_the_page_are_text_not_layout() -> None:
+    # icon fonts put private-use characters into pages; the layout's markers must not clash
+    html = "<body><p>Call \ue000 us \ue001 now \ue002 today \ue003 x\ue004y</p><p>Next</p></body>"
+    text = extract(html, mode="full").text
+    assert text == "Call \ue000 us \ue001 now \ue002 today \ue003 x\ue004y\n\nNext"

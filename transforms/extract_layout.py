@@ -1,9 +1,11 @@
 """Turn a cleaned Lexbor subtree into text that keeps its block structure.
 
-The text stays in C: block boundaries are marked by inserting private-use marker characters as
-text nodes around block elements (found by one walk of the subtree), then a single ``text()``
-call gets the whole string, whitespace is collapsed by ``split``/``join``, and a few
-whole-string passes turn the markers into line breaks.
+The text stays in C: block boundaries are marked by inserting marker characters as text nodes
+around block elements (found by one walk of the subtree), then a single ``text()`` call gets
+the whole string, whitespace is collapsed by ``split``/``join``, and a few
+whole-string passes turn the markers into line breaks. The markers are Unicode noncharacters
+(U+FDD0..U+FDD4), reserved for a program's internal use, so pages do not carry them; private-use
+characters, which icon fonts put into pages, would be taken for markers.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
@@ -17,14 +19,14 @@ import re
 
 from selectolax.lexbor import LexborNode, create_tag
 
-BLANK = "\ue000"  # a blank line, inside a block marker
-LINE = "\ue001"  # a line break
+BLANK = "\ufdd0"  # a blank line, inside a block marker
+LINE = "\ufdd1"  # a line break
 # A blank line between blocks. Its line markers take the spaces next to it away with theirs
 # and make a run of block and line markers a run of line markers, squeezed like any.
 PARA = LINE + BLANK + LINE
-CELL = "\ue002"  # a table-cell separator
-PRE_SPACE = "\ue003"  # a protected space inside <pre>
-PRE_TAB = "\ue004"  # a protected tab inside <pre>
+CELL = "\ufdd2"  # a table-cell separator
+PRE_SPACE = "\ufdd3"  # a protected space inside <pre>
+PRE_TAB = "\ufdd4"  # a protected tab inside <pre>
 
 BLOCK_TAGS = (
     "address, article, aside, blockquote, center, details, dialog, div, dl, fieldset, "
