@@ -5,8 +5,10 @@ extractor F1/P/R per set, F1 per wcxb page type, title word-F1, pages/s on wcxb-
 extraction calls only) and peak memory; then the ten pages where this extractor loses most
 against the best peer, and a memory-growth check (RSS after 1k vs 10k extractions).
 
-Each extractor runs in its own subprocess so that peak memory is its own. trafilatura is slow
-(~2 minutes), so its results are cached under ``bench/`` by version; ``--refresh`` reruns it.
+Each extractor runs in its own subprocess so that peak memory is its own; pages/s is the best
+of four runs taken in turns (this, seed, resiliparse, parse-only, this, ...), since the speed of
+a shared machine drifts. trafilatura is slow (~2 minutes), so its results are cached under
+``bench/`` by version; ``--refresh`` reruns it.
 Exits 0 with a message when the corpus is absent.
 """
 
@@ -156,6 +158,35 @@ def worker(name: str, out: Path, memcheck: int) -> None:
     out.write_text(json.dumps(result), encoding="utf-8")
 
 
+def timing_worker(name: str, out: Path) -> None:
+    """Only the CPU seconds of one extractor over wcxb-dev, in this process (a speed round)."""
+    pages = [
+        (gzip.decompress(page["gz"]).decode("utf-8", errors="replace"), page["url"])
+        for page in load_corpus()["wcxb"].values()
+    ]
+    run = make_extractor(name)
+    clock = time.process_time
+    start = clock()
+    for html, url in pages:
+        run(html, url)
+    out.write_text(json.dumps({"pages": len(pages), "seconds": clock() - start}), encoding="utf-8")
+
+
+def speed_rounds(names: list[str], rounds: int) -> dict[str, list[float]]:
+    """Pages/s on wcxb-dev of each extractor in ``rounds`` more runs, taken in turns (a b c a b
+    c ...), each in a fresh process: the speed of a shared machine drifts by 10% and more over a
+    minute, and turns spread the drift over all of them."""
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    out = CACHE / "timing.json"
+    for _ in range(rounds):
+        for name in names:
+            cmd = [sys.executable, __file__, "--worker", name, "--timing", "--out", str(out)]
+            subprocess.run(cmd, check=True)
+            timing = json.loads(out.read_text(encoding="utf-8"))
+            rates[name].append(timing["pages"] / max(timing["seconds"], 1e-9))
+    return rates
+
+
 def run_worker(name: str, memcheck: int, refresh: bool) -> dict:
     CACHE.mkdir(parents=True, exist_ok=True)
     cached = None
@@ -234,11 +265,21 @@ def main() -> int:
     )
     parser.add_argument("--only", nargs="*", default=EXTRACTORS, help="extractors to run")
     parser.add_argument(
+        "--speed-rounds",
+        type=int,
+        default=3,
+        help="extra timing runs per extractor, in turns; pages/s is the best run (0: one run)",
+    )
+    parser.add_argument("--timing", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
         "--refresh", action="store_true", help="rerun trafilatura instead of its cache"
     )
     args = parser.parse_args()
     if not (CORPUS / "aeb").is_dir() or not (CORPUS / "wcxb-dev").is_dir():
         print(f"benchmark skipped: corpus not found at {CORPUS}")
+        return 0
+    if args.worker and args.timing:
+        timing_worker(args.worker, args.out)
         return 0
     if args.worker:
         worker(args.worker, args.out, args.memcheck if args.worker == "this" else 0)
@@ -249,12 +290,22 @@ def main() -> int:
     for name in args.only:
         results[name] = run_worker(name, args.memcheck, args.refresh)
         rows[name], per_page[name] = score(sets, results[name])
+    timed = [n for n in rows if not results[n].get("cached") and n != "trafilatura"]
+    rates = speed_rounds(timed, args.speed_rounds)
+    for name in timed:
+        rates[name].insert(0, rows[name]["pps"])
+        rows[name]["pps"] = max(rates[name])
     print(
         f"\naeb: {len(sets['aeb'])} pages, wcxb-dev: {len(sets['wcxb'])} pages; "
-        "pages/s on wcxb-dev = pages / CPU seconds in the extraction calls, one process; "
+        "pages/s on wcxb-dev = pages / CPU seconds in the extraction calls, one process, "
+        f"best of {1 + args.speed_rounds} runs taken in turns; "
         "peak MB = max RSS above the loaded corpus\n"
     )
     print_table(rows, {n for n, r in results.items() if r.get("cached")})
+
+    print("\npages/s per run: " + "; ".join(
+        f"{name} " + " ".join(f"{r:.0f}" for r in rates[name]) for name in timed
+    ))  # fmt: skip
 
     peers = [n for n in rows if n not in ("this", REFERENCE)]
     if "this" in rows and peers:
