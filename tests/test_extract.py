@@ -127,6 +127,19 @@ def test_content_without_article_or_main_is_found():
     assert text.endswith("Last words.") and "Menu entry" not in text and "Copyright" not in text
 
 
+@pytest.mark.parametrize("tag", ["div", "main", "span"])
+@pytest.mark.parametrize("value", ["articleBody", "articlebody"])
+def test_the_element_marked_as_the_article_body_is_the_content(tag, value):
+    other = (
+        "<div><p>"
+        + " ".join(["Another story, longer than the article itself."] * 12)
+        + "</p></div>"
+    )
+    marked = f"<{tag} itemprop='{value}'><p>{PROSE}</p></{tag}>"
+    assert extract(page(other + marked)).text == PROSE
+    assert extract(page(other + f"<{tag}><p>{PROSE}</p></{tag}>")).text != PROSE
+
+
 def test_many_similar_blocks_are_kept_together():
     posts = "".join(
         f"<div class='post'><div class='author'>user{i}</div><p>Reply number {i}: {PROSE}</p></div>"

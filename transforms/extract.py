@@ -46,7 +46,6 @@ MAX_NODES = 200_000
 
 
 _INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
-_ARTICLE_BODY = re.compile(r"""itemprop=["']?articleBody""")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
 
@@ -130,7 +129,7 @@ class Extractor:
             return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
         trees = [tree]
         try:
-            body_text = self._extract(trees, text, source, h1s)
+            body_text = self._extract(trees, source, h1s)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -142,9 +141,7 @@ class Extractor:
             body_text = drop_leading_title(body_text, title)
         return Extracted(title, body_text, truncated, language)
 
-    def _extract(
-        self, trees: list[LexborHTMLParser], text: str, source: bytes | str, h1s: list[str]
-    ) -> str:
+    def _extract(self, trees: list[LexborHTMLParser], source: bytes | str, h1s: list[str]) -> str:
         """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
         a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
@@ -158,12 +155,10 @@ class Extractor:
             body = tree.body
             h1s.clear()
             drop_furniture(body, h1s, main)
-        body_size = drop_boilerplate(body, main)
+        body_size, has_marked = drop_boilerplate(body, main)
         root = body
         if main:
             links = LinkStats(body)
-            # The substring test first: the regex scan of a whole page costs ~0.2 ms.
-            has_marked = "articleBody" in text and _ARTICLE_BODY.search(text)
             marked = marked_article_body(body, links) if has_marked else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)

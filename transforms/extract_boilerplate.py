@@ -52,7 +52,11 @@ _GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "sea
 _NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
 _DROP_MAIN = ", ".join(("h1", "noscript") + tuple(sorted(FURNITURE_TAGS)))
 _DROP_MAIN += ", " + _HIDDEN_SELECTOR
-_BOILERPLATE_SELECTOR = ", ".join(CONTAINER_TAGS + tuple(sorted(GUARDED_TAGS)))
+_CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
+# The same walk notes schema.org's article-body marker (on any tag): a text search for it
+# would be one more pass over the whole page.
+_ARTICLE_BODY = '[itemprop="articleBody" i]'
+_BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTICLE_BODY))
 
 
 def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
@@ -92,7 +96,7 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     return noscript_chars
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
+def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. Names that also have a content word (article, main, content, ...) are
@@ -100,12 +104,19 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
-    Sizes are measured before anything is removed. Returns the size of ``root`` after."""
+    Sizes are measured before anything is removed. Returns the size of ``root`` after, and
+    whether an element inside it was marked ``itemprop="articleBody"`` (see
+    ``extract_scoring.marked_article_body``)."""
     root_id = root.mem_id
+    marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
     for node in root.css(_BOILERPLATE_SELECTOR):
         attrs = node.attributes
+        if "itemprop" in attrs and (attrs["itemprop"] or "").lower() == "articlebody":
+            marked = True
+            if node.tag not in _CANDIDATE_TAGS:
+                continue
         if not attrs:
             if main and node.tag in GUARDED_TAGS:
                 pending.append((node, None))
@@ -124,7 +135,7 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
     candidates = [node for node, name in pending if name is None or name in named]
     root_size = size(root)
     if not candidates:
-        return root_size
+        return root_size, marked
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
@@ -144,4 +155,4 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> int:
             root_size -= node_size  # the doomed are disjoint: their sizes add up
     for nid in doomed:
         tree.nodes[nid].decompose()
-    return root_size
+    return root_size, marked
