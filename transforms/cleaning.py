@@ -45,8 +45,14 @@ def clean_record(
     except Exception as e:  # a decoding bug must cost this document, not the job
         return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     try:
-        html, flattened = cap_nesting(decoded.html)
-        extracted = extractor(html, record.url)
+        # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
+        # the parser would otherwise encode the decoded text back to those bytes. Any other
+        # extractor (a plain callable) keeps the ``(html, url)`` call.
+        html, flattened = cap_nesting(decoded.html, utf8=decoded.utf8)
+        if decoded.utf8 is not None and not flattened and isinstance(extractor, Extractor):
+            extracted = extractor(html, record.url, utf8=decoded.utf8)
+        else:
+            extracted = extractor(html, record.url)
         text = repair_text(extracted.text)
         title = repair_text(extracted.title)
     except Exception as e:
@@ -76,6 +82,9 @@ def build_cleaner(
     extractor_factory: Callable[..., Any] = Extractor,
 ) -> Cleaner:
     """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``.
+
+    The extractor is called as ``extractor(html, url)``; an ``Extractor`` (or subclass) is given
+    a plain UTF-8 page's bytes too, as ``utf8=`` (see ``Extractor.__call__``).
 
     Module-level and built from picklable arguments, so that the guard's child can build it.
     """
