@@ -14,6 +14,9 @@ ARG BEAM_VERSION=2.77.0
 FROM apache/beam_python${PYTHON_VERSION}_sdk:${BEAM_VERSION}
 
 ARG BEAM_VERSION
+# Arrow's default pool as the system allocator, so that freed Parquet buffers leave the worker
+# (see beam_jobs/__init__.py).
+ENV ARROW_DEFAULT_MEMORY_POOL=system
 WORKDIR /opt/clean-html
 COPY setup.py pyproject.toml ./
 COPY beam_jobs ./beam_jobs

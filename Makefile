@@ -37,7 +37,8 @@ run: venv
 # shell first (it serves until stopped). The pool starts each SDK worker as `python` from PATH,
 # hence the venv's bin/ first on PATH.
 worker-pool: venv
-	PATH="$(abspath $(VENV))/bin:$$PATH" $(PY) -m apache_beam.runners.worker.worker_pool_main \
+	PATH="$(abspath $(VENV))/bin:$$PATH" ARROW_DEFAULT_MEMORY_POOL=system \
+		$(PY) -m apache_beam.runners.worker.worker_pool_main \
 		--service_port $(WORKER_POOL_PORT)
 
 run-portable: venv

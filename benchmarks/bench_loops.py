@@ -3,10 +3,11 @@
 Every loop reads the same records with the job's own reader (``read_file``) and decoder
 (``decode_document``), so the only thing that differs between loops is what is timed:
 
-- ``floor``: read, decode and parse with Lexbor, all timed: no extraction and no writing, the
-  limit of this design;
-- ``extractor``: only the ``Extractor`` call is timed; decoding and ftfy repair around it are
-  timed separately in the same pass, so the cost of each step is known;
+- ``floor``: read, decode and parse with Lexbor (the bytes of plain UTF-8 pages, as the job
+  does), all timed: no extraction and no writing, the limit of this design;
+- ``extractor``: only the ``Extractor`` call is timed, given a plain UTF-8 page's bytes as the
+  job gives them (``utf8=``, so the parser does not encode the text again); decoding and ftfy
+  repair around it are timed separately in the same pass, so the cost of each step is known;
 - ``resiliparse`` and ``trafilatura``: only the peer's call is timed, on the same decoded text.
 
 Each loop runs in its own process (``python -m benchmarks.bench_loops NAME ...``) so that its
@@ -69,8 +70,7 @@ def _peer(name: str) -> Callable[[str, str | None], object]:
         return lambda html, url: trafilatura.bare_extraction(html, url=url, with_metadata=True)
     from transforms.extract import Extractor
 
-    extractor = Extractor()
-    return lambda html, url: extractor(html, url)
+    return Extractor()
 
 
 def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
@@ -107,11 +107,14 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
         t2 = time.perf_counter()
         timers["decode"] += t2 - t1
         if call is None:
-            LexborHTMLParser(decoded.html)
+            LexborHTMLParser(decoded.html if decoded.utf8 is None else decoded.utf8)
             timers["parse"] += time.perf_counter() - t2
         else:
             c2 = time.process_time()
-            result = call(decoded.html, record.url)
+            if name == "extractor" and decoded.utf8 is not None:  # as clean_record calls it
+                result = call(decoded.html, record.url, utf8=decoded.utf8)
+            else:
+                result = call(decoded.html, record.url)
             t3 = time.perf_counter()
             extract_cpu += time.process_time() - c2
             timers["extract"] += t3 - t2

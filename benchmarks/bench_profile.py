@@ -30,7 +30,7 @@ COMPONENTS: list[tuple[str, re.Pattern[str]]] = [
     ("Parquet writing", re.compile(r"pyarrow|parquet|transforms/(write|parquet)")),
     (
         "crash guard (pipe and pickling to the cleaning child)",
-        re.compile(r"multiprocessing/|transforms/cleaning_guard"),
+        re.compile(r"multiprocessing/|transforms/(cleaning_guard|guard_pipe)"),
     ),
     ("nesting cap (html_limits)", re.compile(r"transforms/html_limits")),
     ("summary events", re.compile(r"transforms/summary")),

@@ -20,7 +20,9 @@ RAISE_MARKER = "RAISE-IN-THE-EXTRACTOR"
 class MisbehavingExtractor(Extractor):
     """Segfaults (a real SIGSEGV, as a native library would), hangs or raises on marked pages."""
 
-    def __call__(self, html: bytes | str, url: str | None = None) -> Extracted:
+    def __call__(
+        self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
+    ) -> Extracted:
         text = html if isinstance(html, str) else html.decode("utf-8", "replace")
         if CRASH_MARKER in text:
             ctypes.string_at(0)  # reads address 0: SIGSEGV
@@ -29,4 +31,4 @@ class MisbehavingExtractor(Extractor):
                 time.sleep(1)
         if RAISE_MARKER in text:
             raise RuntimeError("the extractor raised")
-        return super().__call__(html, url)
+        return super().__call__(html, url, utf8=utf8)

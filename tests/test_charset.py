@@ -256,3 +256,19 @@ def test_decoding_never_raises_and_is_bounded(data: bytes, label: str | None) ->
 def test_meta_declared_utf8_round_trips(text: str) -> None:
     page = "<meta charset=utf-8>" + text
     assert decode_text(page.encode("utf-8")) == (page.replace("\x00", ""), "utf-8", META)
+
+
+def test_only_wide_codecs_make_nul_characters_from_non_zero_bytes():
+    """decode_text checks the bytes for a zero byte instead of scanning the text for U+0000:
+    exact only if no other codec decodes bytes without a zero to a text with a NUL."""
+    from transforms.charset import _LABEL_TABLE, _WIDE
+
+    pairs = bytes(b for a in range(1, 256) for c in range(1, 256) for b in (a, c))
+    for codec in set(_LABEL_TABLE.values()) - _WIDE:
+        assert "\x00" not in pairs.decode(codec, "replace"), codec
+        for a in range(1, 256):  # each lead byte with every follower, in step
+            assert "\x00" not in bytes([a]).join(bytes([c]) for c in range(1, 256)).decode(
+                codec, "replace"
+            ), codec
+    assert decode_text(b"<p>a\x00b</p>", "utf-8").text == "<p>ab</p>"
+    assert decode_text("<p>a\x00b</p>".encode("utf-16-le"), "utf-16le").text == "<p>ab</p>"

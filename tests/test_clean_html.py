@@ -79,6 +79,22 @@ def test_clean_record_turns_an_extractor_error_into_a_reject():
     )
 
 
+class _TextOnlyExtractor(Extractor):
+    """An Extractor subclass written before ``utf8=`` existed."""
+
+    def __call__(self, html, url=None):
+        assert isinstance(html, str)
+        return super().__call__(html, url)
+
+
+def test_extractors_without_the_utf8_keyword_get_the_same_row(extractor):
+    """The bytes shortcut is an optimisation: extractors that cannot take it give the same row."""
+    outcome, row = clean_record(response(), extractor)
+    assert outcome == "row"
+    assert clean_record(response(), _TextOnlyExtractor()) == (outcome, row)
+    assert clean_record(response(), lambda html, url: extractor(html, url)) == (outcome, row)
+
+
 def test_clean_html_routes_every_record_and_counts_outcomes():
     records = [
         response(),

@@ -217,6 +217,8 @@ def _check(payload: bytes, **kwargs) -> None:
     else:
         assert isinstance(result, Decoded)
         assert len(result.html) <= result.html_bytes <= kwargs.get("max_bytes", DEFAULT_MAX_BYTES)
+        if result.utf8 is not None:  # the parser is given these bytes instead of the text
+            assert result.utf8.decode("utf-8") == result.html
 
 
 CONTENT_TYPES = st.sampled_from(
@@ -273,3 +275,20 @@ def test_http_shaped_bytes_decode_or_reject(
 ) -> None:
     head = eol.join([f"HTTP/1.1 {status}".encode(), *(h.encode() for h in headers)])
     _check(head + eol + eol + body, is_http=True, max_bytes=8192)
+
+
+def test_utf8_form_only_when_the_text_is_its_strict_decoding() -> None:
+    ct = "Content-Type: text/html; charset=utf-8"
+    plain = RUSSIAN.encode("utf-8")
+    assert decode_document(http(plain, ct), is_http=True).utf8 == plain
+    undeclared = decode_document(plain, is_http=False)
+    assert undeclared.charset_source == "detected" and undeclared.utf8 == plain
+    for body, headers in [
+        (b"\xef\xbb\xbf" + plain, [ct]),  # a byte-order mark is not part of the text
+        (plain + "é".encode()[:1], [ct]),  # a character cut at the end is replaced
+        (plain.replace(b"<p>", b"<p>\x00"), [ct]),  # NULs are removed
+        (plain + b"\xff", [ct]),  # a stray byte
+        (RUSSIAN.encode("cp1251"), ["Content-Type: text/html; charset=windows-1251"]),
+    ]:
+        decoded = decode_document(http(body, *headers), is_http=True)
+        assert decoded.utf8 is None, body[-20:]

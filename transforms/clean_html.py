@@ -26,6 +26,7 @@ from transforms.cleaning import build_cleaner, clean_record
 from transforms.cleaning_guard import GuardedCleaner
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
+from transforms.worker_memory import tidy_worker
 
 _LOG = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class _CleanHtmlFn(beam.DoFn):
         self._text_chars = Metrics.distribution(NAMESPACE, "text_chars")
 
     def setup(self):
+        tidy_worker()  # malloc settings for the SDK worker: see transforms.worker_memory
         if self._guard == "process":
             self._cleaner = GuardedCleaner(self._make_cleaner, self._timeout_s)
         else:

@@ -13,8 +13,8 @@ and in both cases the child is killed and a fresh one started for the next docum
 come from a ``forkserver``: Beam workers run gRPC threads, which a plain ``fork`` of the worker
 does not survive safely, and ``spawn`` would re-import everything on each restart; the fork
 server is a clean single-threaded process that has imported the cleaning code once, so a
-restart is a cheap fork. The steady cost is pickling each record and its result across the pipe
-(see README, "Crash guard").
+restart is a cheap fork. The steady cost is moving each record and its result across the pipes
+(``transforms.guard_pipe``; see README, "Crash guard").
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from transforms import reasons
+from transforms.guard_pipe import (
+    enlarge,
+    receive_outcome,
+    receive_record,
+    send_outcome,
+    send_record,
+)
 from transforms.records import ArchiveRecord
 
 __all__ = ["Cleaner", "GuardedCleaner", "reject_for"]
@@ -52,7 +59,7 @@ def reject_for(record: ArchiveRecord, reason: str, detail: str) -> dict[str, Any
     }
 
 
-def _serve(conn: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
+def _serve(inbox: Connection, outbox: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
     """The child's loop: build the cleaner once, then clean records until told to stop."""
     # A crash here is expected now and then and is reported as a reject: no core dump (slow to
     # write, and large).
@@ -60,7 +67,7 @@ def _serve(conn: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
     cleaner = make_cleaner()
     while True:
         try:
-            record = conn.recv()
+            record = receive_record(inbox)
         except EOFError:  # the parent went away
             return
         if record is _STOP:
@@ -69,7 +76,7 @@ def _serve(conn: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
             result = cleaner(record)
         except Exception as e:  # a bug in decoding or extraction: this document only
             result = "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
-        conn.send(result)
+        send_outcome(outbox, result)
 
 
 def _preload_modules() -> list[str]:
@@ -109,23 +116,31 @@ class GuardedCleaner:
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(_preload_modules())
         self._process: Any = None
-        self._conn: Connection | None = None
+        self._conns: tuple[Connection, Connection] | None = None  # to the child, from it
         self.restarts = 0
 
     def _start(self) -> None:
-        parent, child = self._context.Pipe(duplex=True)
+        # One pipe each way (see transforms.guard_pipe): records in, outcomes out.
+        inbox, to_child = self._context.Pipe(duplex=False)
+        from_child, outbox = self._context.Pipe(duplex=False)
+        enlarge(to_child)
+        enlarge(from_child)
         process = self._context.Process(
-            target=_serve, args=(child, self._make_cleaner), name="clean-html-guard", daemon=True
+            target=_serve,
+            args=(inbox, outbox, self._make_cleaner),
+            name="clean-html-guard",
+            daemon=True,
         )
         process.start()
-        child.close()
-        self._process, self._conn = process, parent
+        inbox.close()
+        outbox.close()
+        self._process, self._conns = process, (to_child, from_child)
 
     def _kill(self) -> int | None:
         """Stop the child for good (it may be hung in native code) and return its exit code."""
-        process, conn = self._process, self._conn
-        self._process = self._conn = None
-        if conn is not None:
+        process, conns = self._process, self._conns
+        self._process, self._conns = None, None
+        for conn in conns or ():
             conn.close()
         if process is None:
             return None
@@ -144,11 +159,12 @@ class GuardedCleaner:
                 self._kill()
                 self.restarts += 1
             self._start()
-        assert self._conn is not None
+        assert self._conns is not None
+        to_child, from_child = self._conns
         try:
-            self._conn.send(record)
-            if self._conn.poll(self.timeout_s):
-                return self._conn.recv()
+            send_record(to_child, record)
+            if from_child.poll(self.timeout_s):
+                return receive_outcome(from_child)
         except (EOFError, OSError):  # the child died on this record
             exitcode = self._kill()
             self.restarts += 1
@@ -163,9 +179,9 @@ class GuardedCleaner:
 
     def close(self) -> None:
         """Ask the child to exit, and kill it if it does not."""
-        if self._conn is not None:
+        if self._conns is not None:
             with contextlib.suppress(OSError):
-                self._conn.send(_STOP)
+                send_record(self._conns[0], _STOP)
         if self._process is not None:
             self._process.join(_KILL_WAIT_S)
         self._kill()

@@ -8,10 +8,10 @@ It is a pure function of its arguments, so it is safe to call from any Beam work
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from transforms import reasons
-from transforms.charset import decode_text
+from transforms.charset import BOM, HTTP, META, decode_text
 from transforms.content_type import parse_content_type, require_html
 from transforms.errors import Reject
 from transforms.http_response import decode_body, parse_response, status_text
@@ -28,7 +28,10 @@ class Decoded:
     ``content_type`` is the declared mime essence, or ``text/html`` when it was missing or
     generic and the bytes sniffed as HTML. ``charset`` is Python's codec name and
     ``charset_source`` says which evidence chose it (see ``transforms.charset``).
-    ``html_bytes`` is the size of the decoded body before charset decoding.
+    ``html_bytes`` is the size of the decoded body before charset decoding. ``utf8`` is that
+    body when ``html`` is exactly its strict UTF-8 decoding (no byte-order mark, nothing
+    replaced or removed), else None: the parser can take it as it is instead of encoding
+    ``html`` back to the same bytes.
     """
 
     html: str
@@ -37,6 +40,7 @@ class Decoded:
     charset: str
     charset_source: str
     html_bytes: int
+    utf8: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def is_2xx(status: int) -> bool:
@@ -82,4 +86,21 @@ def decode_document(
         charset=text.charset,
         charset_source=text.source,
         html_bytes=len(body),
+        utf8=_utf8_form(body, text.text, text.charset, text.source),
     )
+
+
+def _utf8_form(body: bytes, text: str, charset: str, source: str) -> bytes | None:
+    """``body`` when ``text == body.decode("utf-8")`` (strictly), else None.
+
+    A decoding with errors replaced would hold U+FFFD and one with NULs removed had a zero
+    byte, so a text with neither, decoded as UTF-8 without a byte-order mark, is the strict
+    decoding. A declared charset (``http``, ``meta``) is only used when the bytes decode
+    strictly but for a character cut off at the very end, so there only the last character
+    needs looking at, not the whole text. (A page that really holds U+FFFD only misses the
+    shortcut.)
+    """
+    if charset != "utf-8" or source == BOM or b"\x00" in body:
+        return None
+    replaced = text.endswith("\ufffd") if source in (HTTP, META) else "\ufffd" in text
+    return None if replaced else bytes(body)

@@ -118,8 +118,13 @@ class Extractor:
             text, truncated = text[:pos], True
         return text, truncated, html if plain and not truncated else text
 
-    def __call__(self, html: bytes | str, url: str | None = None) -> Extracted:
+    def __call__(
+        self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
+    ) -> Extracted:
+        """``utf8``, if given with a str ``html``, is ``html.encode("utf-8")``: parsed as it is."""
         text, truncated, source = self._bounded(html)
+        if utf8 is not None and not truncated:
+            source = utf8
         tree = LexborHTMLParser(source)
         html_node = tree.root  # the <html> element, without a CSS query
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""

@@ -8,13 +8,17 @@ a page costs a fraction of a second and still yields its text (flagged as trunca
 
 The depth is estimated with a regex over the tags, not a parse: void elements and elements whose
 end tag may be omitted (``<p>``, ``<li>``, table cells, ...) are not counted, so the estimate
-never exceeds the real depth by much. Pages with fewer tags than ``MAX_DEPTH`` (nearly all) are
-not scanned at all.
+never exceeds the real depth by much. Pages with fewer opening tags than ``MAX_DEPTH`` (all but
+a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
+the text is exactly their decoding), the counts and the scan run on those bytes: the same
+tags, found in less time than in a text that holds non-Latin-1 characters.
 """
 
 from __future__ import annotations
 
 import re
+
+import numpy as np
 
 __all__ = ["MAX_DEPTH", "cap_nesting", "nesting_depth"]
 
@@ -58,18 +62,53 @@ _NOT_COUNTED = frozenset(
 )
 
 
-def nesting_depth(html: str) -> int:
-    """The deepest nesting of elements in ``html``, estimated from its tags."""
-    depth = deepest = 0
-    for close, name in _TAG.findall(html):
-        if name.lower() in _NOT_COUNTED:
-            continue
-        if close:
-            depth = max(depth - 1, 0)
-        else:
-            depth += 1
-            deepest = max(deepest, depth)
-    return deepest
+# The same tags as ``_TAG``, as one group ("/div" or "div"), in text and in UTF-8 bytes. Names
+# are ASCII, and no byte of a multi-byte UTF-8 character is "<", ">" or ASCII: the matches in
+# the bytes are those in the text.
+_TAG_NAME = re.compile(r"<(/?[A-Za-z][A-Za-z0-9-]*)[^>]*>")
+_TAG_NAME_BYTES = re.compile(_TAG_NAME.pattern.encode("ascii"))
+_SKIPPED = frozenset({*_NOT_COUNTED, *(f"/{name}" for name in _NOT_COUNTED)})
+_SKIPPED_BYTES = frozenset(name.encode("ascii") for name in _SKIPPED)
+_LT, _SLASH = ord("<"), ord("/")
+
+
+def _deepest(steps: np.ndarray) -> int:
+    """The deepest level of a walk of +1 (open) and -1 (close) steps that never goes below 0.
+
+    Such a walk stands at ``S[k] - min(0, S[0], ..., S[k])``, ``S`` being the plain running sum.
+    """
+    if not steps.size:
+        return 0
+    walk = np.cumsum(steps)
+    return max(int((walk - np.minimum(np.minimum.accumulate(walk), 0)).max()), 0)
+
+
+def nesting_depth(html: str | bytes) -> int:
+    """The deepest nesting of elements in ``html`` (text, or UTF-8 bytes), estimated from its
+    tags: a closing tag closes one level (none below 0), void and optional-end elements do not
+    count."""
+    if isinstance(html, str):
+        names = [name for name in _TAG_NAME.findall(html) if name.lower() not in _SKIPPED]
+        closes = [name[0] == "/" for name in names]
+    else:
+        names = [n for n in _TAG_NAME_BYTES.findall(html) if n.lower() not in _SKIPPED_BYTES]
+        closes = [name[0] == _SLASH for name in names]
+    return _deepest(np.where(np.array(closes, dtype=bool), -1, 1))
+
+
+def _few_opening_tags(html: str | bytes, max_depth: int) -> bool:
+    """True when ``html`` has at most ``max_depth`` opening tags, by counting "<" (each tag
+    starts with one) and then "<" not followed by "/": an exact bound on the depth."""
+    if isinstance(html, str):
+        tags = html.count("<")
+        return tags <= max_depth or tags - html.count("</") <= max_depth
+    # A vectorised count over the bytes: bytes.count("</") alone costs three times as much.
+    data = np.frombuffer(html, dtype=np.uint8)
+    is_lt = data == _LT
+    tags = int(np.count_nonzero(is_lt))
+    if tags <= max_depth:
+        return True
+    return tags - int(np.count_nonzero(data[1:][is_lt[:-1]] == _SLASH)) <= max_depth
 
 
 def _flatten(html: str, max_depth: int) -> str:
@@ -94,14 +133,13 @@ def _flatten(html: str, max_depth: int) -> str:
     return _TAG.sub(keep_or_drop, html)
 
 
-def cap_nesting(html: str, max_depth: int = MAX_DEPTH) -> tuple[str, bool]:
+def cap_nesting(
+    html: str, max_depth: int = MAX_DEPTH, *, utf8: bytes | None = None
+) -> tuple[str, bool]:
     """``html`` with elements nested deeper than ``max_depth`` unwrapped (their text kept), and
-    whether anything was unwrapped."""
-    tags = html.count("<")
-    # Exact shortcuts before the scan: the depth is at most the number of opening tags, which is
-    # at most the number of "<" that do not start a closing tag.
-    if tags <= max_depth or tags - html.count("</") <= max_depth:
-        return html, False
-    if nesting_depth(html) <= max_depth:
+    whether anything was unwrapped. ``utf8``, if given, must be ``html.encode("utf-8")``: the
+    depth is then measured on it (faster), with the same result."""
+    source: str | bytes = html if utf8 is None else utf8
+    if _few_opening_tags(source, max_depth) or nesting_depth(source) <= max_depth:
         return html, False
     return _flatten(html, max_depth), True

@@ -29,6 +29,8 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
+from transforms.worker_memory import trim_heap
+
 __all__ = [
     "BATCH_ROWS",
     "DEFAULT_MAX_FILE_BYTES",
@@ -135,7 +137,9 @@ class ShardWriter:
         self._batches = []
         self._buffered_bytes = 0
         self._writer.write_table(table, row_group_size=table.num_rows)
+        del table
         self.row_groups += 1
+        trim_heap()  # the row group's buffers are free now: see transforms.worker_memory
         if self._stream.bytes_written >= self._max_file_bytes:
             self._close_file()
 
