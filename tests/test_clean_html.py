@@ -68,7 +68,7 @@ def test_clean_record_rejects_with_a_reason(extractor, record, reason):
 
 
 def test_clean_record_turns_an_extractor_error_into_a_reject():
-    def broken(html, url):
+    def broken(html, url, utf8=None):
         raise RuntimeError("boom")
 
     outcome, reject = clean_record(response(), broken)
@@ -80,19 +80,18 @@ def test_clean_record_turns_an_extractor_error_into_a_reject():
 
 
 class _TextOnlyExtractor(Extractor):
-    """An Extractor subclass written before ``utf8=`` existed."""
+    """Parses the decoded text, never the page's bytes: the path without the shortcut."""
 
-    def __call__(self, html, url=None):
+    def __call__(self, html, url=None, *, utf8=None):
         assert isinstance(html, str)
         return super().__call__(html, url)
 
 
-def test_extractors_without_the_utf8_keyword_get_the_same_row(extractor):
-    """The bytes shortcut is an optimisation: extractors that cannot take it give the same row."""
+def test_parsing_the_bytes_gives_the_row_parsing_the_text_gives(extractor):
+    """Parsing a plain UTF-8 page from its bytes is an optimisation: the row is the same."""
     outcome, row = clean_record(response(), extractor)
     assert outcome == "row"
     assert clean_record(response(), _TextOnlyExtractor()) == (outcome, row)
-    assert clean_record(response(), lambda html, url: extractor(html, url)) == (outcome, row)
 
 
 def test_clean_html_routes_every_record_and_counts_outcomes():

@@ -7,7 +7,6 @@ only this, the decoders and the extractor, so it starts fast and stays small.
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -21,26 +20,6 @@ from transforms.text_repair import repair_text
 from transforms.worker_memory import release_large_blocks
 
 __all__ = ["build_cleaner", "clean_record"]
-
-
-def _signature_takes_utf8(extractor: Callable[..., Any]) -> bool:
-    try:
-        parameters = inspect.signature(extractor).parameters.values()
-    except (TypeError, ValueError):  # no signature to read (some builtins)
-        return False
-    return any(p.name == "utf8" or p.kind is p.VAR_KEYWORD for p in parameters)
-
-
-_cached_takes_utf8 = functools.lru_cache(maxsize=16)(_signature_takes_utf8)
-
-
-def _takes_utf8(extractor: Callable[..., Any]) -> bool:
-    """Whether ``extractor`` can be called with ``utf8=`` (as ``Extractor`` can); looked up
-    once per extractor, since ``clean_record`` asks for every page."""
-    try:
-        return _cached_takes_utf8(extractor)
-    except TypeError:  # unhashable
-        return _signature_takes_utf8(extractor)
 
 
 def clean_record(
@@ -67,13 +46,9 @@ def clean_record(
         return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     try:
         # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
-        # the parser would otherwise encode the decoded text back to those bytes. Extractors
-        # without the ``utf8`` keyword (test doubles, plain callables) keep ``(html, url)``.
+        # the parser would otherwise encode the decoded text back to those bytes.
         html, flattened = cap_nesting(decoded.html, utf8=decoded.utf8)
-        if decoded.utf8 is not None and not flattened and _takes_utf8(extractor):
-            extracted = extractor(html, record.url, utf8=decoded.utf8)
-        else:
-            extracted = extractor(html, record.url)
+        extracted = extractor(html, record.url, utf8=None if flattened else decoded.utf8)
         text = repair_text(extracted.text)
         title = repair_text(extracted.title)
     except Exception as e:
@@ -104,8 +79,8 @@ def build_cleaner(
 ) -> Cleaner:
     """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``.
 
-    The extractor is called as ``extractor(html, url)``; one whose ``__call__`` takes ``utf8``
-    (``Extractor``) is given a plain UTF-8 page's bytes too (see ``Extractor.__call__``).
+    The extractor is called like an ``Extractor``: ``extractor(html, url, utf8=...)``, with a
+    plain UTF-8 page's bytes as ``utf8`` (see ``Extractor.__call__``).
 
     Module-level and built from picklable arguments, so that the guard's child can build it.
     """
