@@ -86,11 +86,11 @@ def _preload_modules() -> list[str]:
     main module's imports already loaded in the fork server that is cheap, without them each
     restart would import all of Beam again (1.5 s, 100 MB). A main run with ``-m`` (as the job
     is) must be preloaded by its module name: the fork server only preloads ``"__main__"`` from
-    a file path.
+    a file path. ``transforms.guard_preload`` silences runpy's warning about that re-run.
     """
     main = sys.modules.get("__main__")
     name = getattr(getattr(main, "__spec__", None), "name", None)
-    return [name or "__main__", "transforms.cleaning"]
+    return ["transforms.guard_preload", name or "__main__", "transforms.cleaning"]
 
 
 def _death_text(exitcode: int | None) -> str:
