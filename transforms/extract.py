@@ -97,8 +97,8 @@ class Extractor:
         self.max_html_chars = max_html_chars
         self.max_nodes = max_nodes
 
-    def _bounded(self, html: bytes | str) -> tuple[str, bool, bytes | str]:
-        """The text within the caps, whether a cap cut it, and what to parse: the input
+    def _bounded(self, html: bytes | str) -> tuple[bytes | str, bool]:
+        """What to parse, and whether a cap cut it: the text within the caps, or the input
         bytes themselves when they are the text's UTF-8 form (plain UTF-8, not cut), since
         the parser would otherwise encode the text back to those same bytes (~0.2 ms)."""
         plain = False
@@ -116,13 +116,13 @@ class Extractor:
             for _ in range(self.max_nodes):
                 pos = text.find("<", pos + 1)
             text, truncated = text[:pos], True
-        return text, truncated, html if plain and not truncated else text
+        return (html if plain and not truncated else text), truncated
 
     def __call__(
         self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
         """``utf8``, if given with a str ``html``, is ``html.encode("utf-8")``: parsed as it is."""
-        text, truncated, source = self._bounded(html)
+        source, truncated = self._bounded(html)
         if utf8 is not None and not truncated:
             source = utf8
         tree = LexborHTMLParser(source)
