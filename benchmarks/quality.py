@@ -68,6 +68,11 @@ def load_corpus() -> dict[str, dict[str, dict]]:
     return sets
 
 
+def page_html(page: dict) -> str:
+    """A corpus page's HTML as the text every extractor is given."""
+    return gzip.decompress(page["gz"]).decode("utf-8", errors="replace")
+
+
 # --- extractors (each returns (title, text) for an HTML string) -------------------------------
 
 
@@ -135,7 +140,7 @@ def worker(name: str, out: Path, memcheck: int) -> None:
     for set_name, pages in sets.items():
         outputs, seconds = {}, 0.0
         for page_id, page in pages.items():
-            html = gzip.decompress(page["gz"]).decode("utf-8", errors="replace")
+            html = page_html(page)
             start = clock()
             title, text = run(html, page["url"])
             elapsed = clock() - start
@@ -151,7 +156,7 @@ def worker(name: str, out: Path, memcheck: int) -> None:
         rss = {}
         for i in range(memcheck):
             page = pages[i % len(pages)]
-            run(gzip.decompress(page["gz"]).decode("utf-8", errors="replace"), page["url"])
+            run(page_html(page), page["url"])
             if i + 1 in (1000, memcheck):
                 rss[i + 1] = _rss_mb()
         result["memcheck"] = rss
@@ -160,10 +165,7 @@ def worker(name: str, out: Path, memcheck: int) -> None:
 
 def timing_worker(name: str, out: Path) -> None:
     """Only the CPU seconds of one extractor over wcxb-dev, in this process (a speed round)."""
-    pages = [
-        (gzip.decompress(page["gz"]).decode("utf-8", errors="replace"), page["url"])
-        for page in load_corpus()["wcxb"].values()
-    ]
+    pages = [(page_html(page), page["url"]) for page in load_corpus()["wcxb"].values()]
     run = make_extractor(name)
     clock = time.process_time
     start = clock()
