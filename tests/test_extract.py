@@ -249,6 +249,15 @@ def test_caps_set_the_truncated_flag():
     assert small.truncated and small.text.count("word") < 20
 
 
+def test_the_node_cap_cuts_text_bytes_and_utf8_alike():
+    html = page("<main>" + "<p>wörd – ünïcödé</p>" * 100 + "</main>")
+    capped = Extractor(max_nodes=60)
+    results = {capped(html), capped(html.encode()), capped(html, utf8=html.encode())}
+    assert len(results) == 1
+    result = results.pop()
+    assert result.truncated and 0 < result.text.count("wörd – ünïcödé") < 100
+
+
 def test_work_caps_bound_pathological_pages_and_set_the_flag():
     deep = page("<div>" * 3000 + f"<p>{PROSE}</p>" + "</div>" * 3000)
     result = extract(deep)

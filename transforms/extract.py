@@ -26,6 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
@@ -46,6 +47,7 @@ MAX_NODES = 200_000
 
 
 _INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
+_LT = ord("<")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
 
@@ -97,34 +99,37 @@ class Extractor:
         self.max_html_chars = max_html_chars
         self.max_nodes = max_nodes
 
-    def _bounded(self, html: bytes | str) -> tuple[bytes | str, bool]:
-        """What to parse, and whether a cap cut it: the text within the caps, or the input
-        bytes themselves when they are the text's UTF-8 form (plain UTF-8, not cut), since
-        the parser would otherwise encode the text back to those same bytes (~0.2 ms)."""
-        plain = False
+    def _bounded(self, html: bytes | str, utf8: bytes | None = None) -> tuple[bytes, bool]:
+        """The UTF-8 bytes to parse, within the caps, and whether a cap cut them.
+
+        Text is encoded here as the parser would encode it (``errors="ignore"``), so that the
+        node cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
+        ``str.count`` takes ~0.1 ms. Plain UTF-8 input bytes (or ``utf8``, the UTF-8 form of
+        a text ``html``) are used as they are."""
         if isinstance(html, bytes | bytearray):
             text, plain = _decode(html)
-            plain = plain and isinstance(html, bytes)
+            data = html if plain and isinstance(html, bytes) else None
         else:
-            text = str(html)
+            text, data = str(html), utf8
         truncated = False
         if len(text) > self.max_html_chars:
-            text, truncated = text[: self.max_html_chars], True
-        # every node needs a "<": a cheap upper bound (and no more "<" than characters)
-        if len(text) > self.max_nodes and text.count("<") > self.max_nodes:
-            pos = -1
-            for _ in range(self.max_nodes):
-                pos = text.find("<", pos + 1)
-            text, truncated = text[:pos], True
-        return (html if plain and not truncated else text), truncated
+            text, data, truncated = text[: self.max_html_chars], None, True
+        if data is None:
+            data = text.encode("utf-8", "ignore")
+        # every node needs a "<": a cheap upper bound (and no more "<" than bytes)
+        if len(data) > self.max_nodes:
+            is_lt = np.frombuffer(data, dtype=np.uint8) == _LT
+            if np.count_nonzero(is_lt) > self.max_nodes:
+                # up to the last "<" within the cap ("<" is ASCII: never inside a character)
+                data = data[: int(np.flatnonzero(is_lt)[self.max_nodes - 1])]
+                truncated = True
+        return data, truncated
 
     def __call__(
         self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
         """``utf8``, if given with a str ``html``, is ``html.encode("utf-8")``: parsed as it is."""
-        source, truncated = self._bounded(html)
-        if utf8 is not None and not truncated:
-            source = utf8
+        source, truncated = self._bounded(html, utf8)
         tree = LexborHTMLParser(source)
         html_node = tree.root  # the <html> element, without a CSS query
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
@@ -146,7 +151,7 @@ class Extractor:
             body_text = drop_leading_title(body_text, title)
         return Extracted(title, body_text, truncated, language)
 
-    def _extract(self, trees: list[LexborHTMLParser], source: bytes | str, h1s: list[str]) -> str:
+    def _extract(self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]) -> str:
         """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
         a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
