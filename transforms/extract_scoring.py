@@ -50,7 +50,14 @@ class LinkStats(Tree):
                 nid = self.add(link)
                 own_chars[nid] = own_chars.get(nid, 0) + n
                 own_count[nid] = own_count.get(nid, 0) + 1
-        self.link_chars, self.link_count = self.sum_up_all(own_chars, own_count)
+        # Every element in the tree is a link or holds one: each has a sum for its parent.
+        parent_of, chars, count = self.parent_of, own_chars, own_count
+        for nid in reversed(self.order):
+            pid = parent_of[nid]
+            if pid is not None:
+                chars[pid] = chars.get(pid, 0) + chars[nid]
+                count[pid] = count.get(pid, 0) + count[nid]
+        self.link_chars, self.link_count = chars, count
 
     def size(self, node: LexborNode) -> int:
         """``size(node)``, memoised by ``mem_id``."""
@@ -67,14 +74,16 @@ class LinkStats(Tree):
         links = min(self.link_chars.get(node.mem_id, 0), total)
         return total - links + LINK_WEIGHT * links
 
-    def inside(self, nid: int, root_id: int) -> bool:
-        for _ in range(MAX_DEPTH):
-            if nid is None:
-                return False
-            if nid == root_id:
-                return True
-            nid = self.parent_of.get(nid)
-        raise TooComplex("links nested too deep")
+    def within(self, root_id: int) -> set[int]:
+        """The ids of the elements of this tree inside ``root_id``, itself included (none if
+        it holds no link): one pass over the tree, parents before children."""
+        if root_id not in self.parent_of:
+            return set()
+        inside, parent_of = {root_id}, self.parent_of
+        for nid in self.order:
+            if parent_of[nid] in inside:
+                inside.add(nid)
+        return inside
 
 
 def marked_article_body(body: LexborNode, links: LinkStats) -> LexborNode | None:
@@ -164,11 +173,12 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
     root_chars = links.size(root)
     marked: set[int] = set()
     measured = 0
+    inside = links.within(root_id)
     for nid, count in links.link_count.items():
-        if count < 2 or nid == root_id:
+        if count < 2 or nid == root_id or nid not in inside:
             continue
-        node = links.nodes.get(nid)
-        if node is None or node.tag not in LINK_LIST_TAGS or not links.inside(nid, root_id):
+        node = links.nodes[nid]
+        if node.tag not in LINK_LIST_TAGS:
             continue
         measured += 1
         if measured > MAX_MEASURED:
