@@ -302,3 +302,23 @@ def test_private_use_characters_in_the_page_are_text_not_layout() -> None:
     html = "<body><p>Call \ue000 us \ue001 now \ue002 today \ue003 x\ue004y</p><p>Next</p></body>"
     text = extract(html, mode="full").text
     assert text == "Call \ue000 us \ue001 now \ue002 today \ue003 x\ue004y\n\nNext"
+
+
+# --- Lexbor lists an element once per selector of a list that it matches ------------------
+
+
+def test_an_element_matching_two_selectors_is_taken_once():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
+    from transforms.extract_tree import size
+
+    tree = LexborHTMLParser(f"<body><h1 hidden>Headline</h1><main><p>{PROSE}</p></main></body>")
+    h1s: list[str] = []
+    drop_furniture(tree.body, h1s, main=True)
+    assert h1s == ["Headline"]
+
+    marked_share = '<div class="share" itemprop="articleBody">Share this</div>'
+    tree = LexborHTMLParser(f"<body>{marked_share}<main><p>{PROSE}</p></main></body>")
+    body_size, marked = drop_boilerplate(tree.body)
+    assert marked and body_size == size(tree.body) == len(PROSE)

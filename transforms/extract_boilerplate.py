@@ -75,7 +75,11 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
         node.decompose()
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
     noscript_chars = 0
+    last = None
     for node in body.css(_DROP_MAIN if main else _DROP_FULL):
+        if node.mem_id == last:
+            continue  # Lexbor lists an element once per selector it matches, one after another
+        last = node.mem_id
         tag = node.tag
         if tag == "h1":
             if len(h1s) < 3:
@@ -111,12 +115,14 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
     marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
+    last_marked = None
     for node in root.css(_BOILERPLATE_SELECTOR):
         attrs = node.attributes
         if "itemprop" in attrs and (attrs["itemprop"] or "").lower() == "articlebody":
             marked = True
-            if node.tag not in _CANDIDATE_TAGS:
-                continue
+            if node.tag not in _CANDIDATE_TAGS or node.mem_id == last_marked:
+                continue  # a candidate tag is listed again, next, for the marker's selector
+            last_marked = node.mem_id
         if not attrs:
             if main and node.tag in GUARDED_TAGS:
                 pending.append((node, None))
