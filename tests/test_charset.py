@@ -104,6 +104,19 @@ def test_http_latin1_means_windows_1252() -> None:
     assert decode_text(data, "ISO-8859-1") == ("<p>“quoted” café</p>", "cp1252", HTTP)
 
 
+@pytest.mark.parametrize("http", [None, "iso-8859-1", "windows-1251"])
+def test_utf8_declared_as_a_single_byte_charset_is_read_as_utf8(http: str | None) -> None:
+    data = '<meta charset="iso-8859-1"><p>Café – naïve – Привет</p>'.encode()
+    assert decode_text(data, http) == (data.decode("utf-8"), "utf-8", DETECTED)
+
+
+def test_a_declared_single_byte_charset_holds_for_ascii_and_for_invalid_utf8() -> None:
+    ascii_page = b'<meta charset="windows-1252"><p>plain</p>'
+    assert decode_text(ascii_page)[1:] == ("cp1252", META)
+    western = '<meta charset="iso-8859-1"><p>Café “quoted”</p>'.encode("cp1252")
+    assert decode_text(western) == (western.decode("cp1252"), "cp1252", META)
+
+
 def test_unknown_http_label_is_skipped() -> None:
     data = b'<meta charset="koi8-r">' + RUSSIAN.encode("koi8-r")
     assert decode_text(data, "x-bogus").source == META

@@ -6,6 +6,11 @@ The chain, first match wins:
 2. ``http``: the charset parameter of the transport Content-Type;
 3. ``meta``: ``<meta charset>`` / ``<meta http-equiv=Content-Type content="...charset=...">`` or
    an XML declaration, found by a bounded scan of the first bytes;
+
+   unless a declared single-byte charset (windows-1252, ...) meets bytes that are valid
+   UTF-8 with non-ASCII characters: such pages are UTF-8 mis-declared, and read as declared
+   they are mojibake ("cafÃ©"); legacy text is practically never valid UTF-8 by accident.
+   They are ``detected`` as UTF-8 (a browser would follow the declaration);
 4. ``detected``: strict UTF-8, UTF-16/32 by the NUL-byte pattern, "UTF-8 with a few stray
    bytes", then charset-normalizer on a bounded sample;
 5. ``fallback``: UTF-8 with replacement characters.
@@ -38,6 +43,7 @@ __all__ = [
     "find_meta_charset",
     "guess_utf16_32",
     "detect_charset",
+    "utf8_form",
 ]
 
 BOM = "bom"
@@ -309,6 +315,17 @@ def _declared(data: bytes, label: str | None, *, from_meta: bool) -> tuple[str, 
     return None if text is None else (text, codec)
 
 
+def _utf8_declared_single_byte(data: bytes, codec: str) -> str | None:
+    """The text of ``data`` if it is valid UTF-8 with non-ASCII characters although declared
+    as the single-byte ``codec``, else None."""
+    if codec in _MULTI_BYTE or data.isascii():
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def decode_text(data: bytes, http_charset: str | None = None) -> DecodedText:
     """Decode HTML bytes to text following the chain in the module docstring.
 
@@ -318,13 +335,34 @@ def decode_text(data: bytes, http_charset: str | None = None) -> DecodedText:
     if bom is not None:
         text = data[_bom_length(bom) :].decode(bom, "replace")
         return _finish(text, bom, BOM, data)
-    found = _declared(data, http_charset, from_meta=False)
+    found, source = _declared(data, http_charset, from_meta=False), HTTP
+    if found is None:
+        found, source = _declared(data, find_meta_charset(data), from_meta=True), META
     if found is not None:
-        return _finish(found[0], found[1], HTTP, data)
-    found = _declared(data, find_meta_charset(data), from_meta=True)
-    if found is not None:
-        return _finish(found[0], found[1], META, data)
+        text, codec = found
+        utf8 = _utf8_declared_single_byte(data, codec)
+        if utf8 is not None:
+            return _finish(utf8, "utf-8", DETECTED, data)
+        return _finish(text, codec, source, data)
     detected = detect_charset(data)
     if detected is not None:
         return _finish(data.decode(detected, "replace"), detected, DETECTED, data)
     return _finish(data.decode("utf-8", "replace"), "utf-8", FALLBACK, data)
+
+
+def utf8_form(data: bytes, decoded: DecodedText) -> bytes | None:
+    """``data`` when ``decoded.text == data.decode("utf-8")`` (strictly), else None: then
+    a parser can take the bytes as they are instead of encoding the text back to them.
+
+    A decoding with errors replaced would hold U+FFFD and one with NULs removed had a zero
+    byte, so a text with neither, decoded as UTF-8 without a byte-order mark, is the strict
+    decoding. A declared charset (``http``, ``meta``) is only used when the bytes decode
+    strictly but for a character cut off at the very end, so there only the last character
+    needs looking at, not the whole text. (A page that really holds U+FFFD only misses the
+    shortcut.)
+    """
+    text, charset, source = decoded
+    if charset != "utf-8" or source == BOM or b"\x00" in data:
+        return None
+    replaced = text.endswith("\ufffd") if source in (HTTP, META) else "\ufffd" in text
+    return None if replaced else bytes(data)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from transforms import reasons
-from transforms.charset import BOM, HTTP, META, decode_text
+from transforms.charset import decode_text, utf8_form
 from transforms.content_type import parse_content_type, require_html
 from transforms.errors import Reject
 from transforms.http_response import decode_body, parse_response, status_text
@@ -86,21 +86,5 @@ def decode_document(
         charset=text.charset,
         charset_source=text.source,
         html_bytes=len(body),
-        utf8=_utf8_form(body, text.text, text.charset, text.source),
+        utf8=utf8_form(body, text),
     )
-
-
-def _utf8_form(body: bytes, text: str, charset: str, source: str) -> bytes | None:
-    """``body`` when ``text == body.decode("utf-8")`` (strictly), else None.
-
-    A decoding with errors replaced would hold U+FFFD and one with NULs removed had a zero
-    byte, so a text with neither, decoded as UTF-8 without a byte-order mark, is the strict
-    decoding. A declared charset (``http``, ``meta``) is only used when the bytes decode
-    strictly but for a character cut off at the very end, so there only the last character
-    needs looking at, not the whole text. (A page that really holds U+FFFD only misses the
-    shortcut.)
-    """
-    if charset != "utf-8" or source == BOM or b"\x00" in body:
-        return None
-    replaced = text.endswith("\ufffd") if source in (HTTP, META) else "\ufffd" in text
-    return None if replaced else bytes(body)
