@@ -276,6 +276,15 @@ def test_bytes_and_str_give_the_same_result():
     assert extract(codecs.BOM_UTF8 + html.encode("utf-8")) == extract(html)
 
 
+def test_bytes_are_decoded_by_the_jobs_charset_chain():
+    russian = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 4
+    undeclared = page(f"<main><p>{russian}</p></main>").encode("cp1251")
+    assert extract(undeclared).text == russian.strip()
+    misdeclared = page(f"<main><p>Café – {russian}</p></main>")
+    misdeclared = misdeclared.replace("<head>", "<head><meta charset='iso-8859-1'>")
+    assert extract(misdeclared.encode("utf-8")).text == f"Café – {russian}".strip()
+
+
 def test_mode_is_checked():
     with pytest.raises(ValueError):
         Extractor(mode="everything")

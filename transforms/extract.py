@@ -20,8 +20,6 @@ headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
 from __future__ import annotations
 
 import argparse
-import codecs
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
+from transforms.charset import decode_text, utf8_form
 from transforms.extract_boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract_layout import layout
 from transforms.extract_scoring import (
@@ -48,7 +47,6 @@ MAX_NODES = 200_000
 
 _INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
 _LT = ord("<")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w\-]+)""", re.I)
 
 
 @dataclass(frozen=True)
@@ -65,26 +63,6 @@ def drop_leading_title(text: str, title: str) -> str:
     if title and first.strip() == title:
         return rest.lstrip("\n")
     return text
-
-
-def _decode(html: bytes) -> tuple[str, bool]:
-    """Bytes to text: a byte-order mark, else UTF-8, else a ``<meta charset>``, else cp1252;
-    and whether the bytes were plain UTF-8 (no byte-order mark): the UTF-8 form of the text."""
-    for bom, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-                       (codecs.BOM_UTF16_BE, "utf-16")):  # fmt: skip
-        if html.startswith(bom):
-            return html.decode(codec, errors="replace"), False
-    try:
-        return html.decode("utf-8"), True
-    except UnicodeDecodeError:
-        pass
-    match = _META_CHARSET.search(html[:4096])
-    if match:
-        try:
-            return html.decode(match.group(1).decode("ascii"), errors="replace"), False
-        except LookupError:
-            pass
-    return html.decode("cp1252", errors="replace"), False
 
 
 class Extractor:
@@ -107,8 +85,8 @@ class Extractor:
         ``str.count`` takes ~0.1 ms. Plain UTF-8 input bytes (or ``utf8``, the UTF-8 form of
         a text ``html``) are used as they are."""
         if isinstance(html, bytes | bytearray):
-            text, plain = _decode(html)
-            data = html if plain and isinstance(html, bytes) else None
+            decoded = decode_text(bytes(html))
+            text, data = decoded.text, utf8_form(html, decoded)
         else:
             text, data = str(html), utf8
         truncated = False
@@ -180,7 +158,8 @@ _DEFAULT = {mode: Extractor(mode) for mode in MODES}
 
 def extract(html: bytes | str, url: str | None = None, *, mode: str = "main") -> Extracted:
     """Extract the title and the main content (``mode="main"``) or all visible text
-    (``mode="full"``) of an HTML page given as bytes (UTF-8 or a ``<meta charset>``) or str."""
+    (``mode="full"``) of an HTML page given as str, or as bytes decoded by
+    ``transforms.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else detected)."""
     if mode not in _DEFAULT:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     return _DEFAULT[mode](html, url)
