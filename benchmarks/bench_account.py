@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from transforms import guard_pipe  # noqa: E402
-from transforms.charset import decode_text  # noqa: E402
+from transforms.charset import decode_text, utf8_form  # noqa: E402
 from transforms.cleaning import clean_record  # noqa: E402
 from transforms.content_type import parse_content_type, require_html  # noqa: E402
-from transforms.decode import Reject, _utf8_form  # noqa: E402
+from transforms.decode import Reject  # noqa: E402
 from transforms.extract import Extractor  # noqa: E402
 from transforms.html_limits import cap_nesting  # noqa: E402
 from transforms.http_response import decode_body, parse_response  # noqa: E402
@@ -81,7 +81,7 @@ def _steps(records: list[ArchiveRecord], extractor: Extractor) -> dict[str, floa
             mime, declared = parse_content_type(response.headers.get("Content-Type"))
             require_html(mime, body)
             text = decode_text(body, declared)
-            utf8 = _utf8_form(body, text.text, text.charset, text.source)
+            utf8 = utf8_form(body, text)
         except Reject:
             continue
         c3 = _clock()
