@@ -28,7 +28,7 @@ class Tree:
     values can be summed up the tree once per element instead of once per leaf.
 
     ``add`` also records each element's depth below ``body`` and an order with every
-    parent before its children, so that ``sum_up_all`` needs no depth pass and no sort."""
+    parent before its children, so that ``sum_up`` needs no depth pass and no sort."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id
@@ -62,20 +62,11 @@ class Tree:
         return first
 
     def sum_up(self, values: dict[int, float]) -> dict[int, float]:
-        """Subtree sums of per-element ``values`` (keys from ``add``)."""
-        return self.sum_up_all(values)[0]
-
-    def sum_up_all(self, *values: dict[int, float]) -> list[dict[int, float]]:
-        """Subtree sums of each of several per-element ``values`` (keys from ``add``): each
-        element is visited once, children before their parent."""
-        parent_of = self.parent_of
-        all_sums = [dict(v) for v in values]
+        """Subtree sums of per-element ``values`` (keys from ``add``): each element is
+        visited once, children before their parent."""
+        parent_of, sums = self.parent_of, dict(values)
         for nid in reversed(self.order):
-            pid = parent_of[nid]
-            if pid is None:
-                continue
-            for sums in all_sums:
-                value = sums.get(nid)
-                if value:
-                    sums[pid] = sums.get(pid, 0.0) + value
-        return all_sums
+            value, pid = sums.get(nid), parent_of[nid]
+            if value and pid is not None:
+                sums[pid] = sums.get(pid, 0.0) + value
+        return sums
