@@ -6,18 +6,17 @@ The chain, first match wins:
 2. ``http``: the charset parameter of the transport Content-Type;
 3. ``meta``: ``<meta charset>`` / ``<meta http-equiv=Content-Type content="...charset=...">`` or
    an XML declaration, found by a bounded scan of the first bytes;
-
-   unless a declared single-byte charset (windows-1252, ...) meets bytes that are valid
-   UTF-8 with non-ASCII characters: such pages are UTF-8 mis-declared, and read as declared
-   they are mojibake ("cafÃ©"); legacy text is practically never valid UTF-8 by accident.
-   They are ``detected`` as UTF-8 (a browser would follow the declaration);
 4. ``detected``: strict UTF-8, UTF-16/32 by the NUL-byte pattern, "UTF-8 with a few stray
    bytes", then charset-normalizer on a bounded sample;
 5. ``fallback``: UTF-8 with replacement characters.
 
 Declared labels are mapped as the WHATWG Encoding standard does (``iso-8859-1`` means
 windows-1252, ``gb2312`` means gb18030, ...); unknown labels are ignored, and a declared charset
-that cannot decode the bytes is skipped in favour of the next step. Decoding never raises.
+that cannot decode the bytes is skipped in favour of the next step. A declared single-byte
+charset (windows-1252, ...) on bytes that are valid UTF-8 with non-ASCII characters yields to
+UTF-8, ``detected``: such pages are mis-declared, read as declared they are mojibake
+("cafÃ©"), and legacy text is practically never valid UTF-8 by accident (a browser would
+follow the declaration). Decoding never raises.
 """
 
 from __future__ import annotations
