@@ -132,6 +132,16 @@ def gzip_member_cut_mid_record(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def gzip_member_corrupt_mid_file(tmp: Path) -> tuple[bytes, Expected]:
+    """A corrupt member in the middle costs its record only: reading resumes at the next one."""
+    data = _gzip_warc(tmp, "gzbad", n=4)
+    second = _gzip_member_starts(data)[1]
+    corrupt = bytes(b ^ 0xFF for b in data[second + 40 : second + 80])
+    return data[: second + 40] + corrupt + data[second + 80 :], Expected(
+        damaged=True, outcomes=_urls("gzbad", [0, 2, 3]), documents=3, error="read on from byte"
+    )
+
+
 def cut_inside_a_header(tmp: Path) -> tuple[bytes, Expected]:
     data = _plain_warc(tmp, "cuthead")
     third = _record_starts(data)[2]
@@ -260,6 +270,7 @@ def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
+    "gzip-member-corrupt.warc.gz": gzip_member_corrupt_mid_file,
     "cut-in-header.warc": cut_inside_a_header,
     "cut-in-payload.warc": cut_inside_a_payload,
     "garbage-between.warc": garbage_between_records,

@@ -100,3 +100,44 @@ def test_job_with_split_files_matches_the_job_without(tmp_path: Path) -> None:
     whole, split = outputs["whole"][1], outputs["split"][1]
     assert split["files"] == whole["files"]
     assert split["rows"] == whole["rows"] == 40
+
+
+def _damaged_copies(path: Path, tmp_path: Path) -> tuple[int, dict[str, Path]]:
+    """The offset of a response record in the middle of ``path``, and copies of the file in
+    which that record's gzip member is corrupt, cut short, or followed by garbage."""
+    records, _ = _read_all(path, 0)
+    responses = [r for r in records if r.record_type == "response"]
+    victim = responses[len(responses) // 2]
+    after = min(r.offset for r in records if r.offset > victim.offset)
+    data = path.read_bytes()
+    at = victim.offset
+    flipped = bytes(b ^ 0xFF for b in data[at + 40 : at + 80])
+    damaged = {
+        "corrupt": data[: at + 40] + flipped + data[at + 80 :],
+        "cut": data[: at + (after - at) // 2] + data[after:],
+        "garbage": data[:at] + b"\x1f\x8b\x08 garbage " * 50 + data[at:],
+    }
+    copies = {}
+    for name, content in damaged.items():
+        copies[name] = tmp_path / f"{name}.warc.gz"
+        copies[name].write_bytes(content)
+    return victim.offset, copies
+
+
+def test_reading_resumes_after_a_damaged_member(tmp_path: Path) -> None:
+    path = write_warc(tmp_path / "r.warc.gz", _entries(12))
+    intact, _ = _read_all(path, 0)
+    victim, copies = _damaged_copies(path, tmp_path)
+    victim_url = next(r.url for r in intact if r.offset == victim)
+    for name, copy in copies.items():
+        for split in (0, copy.stat().st_size // 3):  # whole, and in ranges
+            records, stats = _read_all(copy, split)
+            merged = merge_stats(stats)
+            urls = [r.url for r in records if r.record_type == "response"]
+            expected = [r.url for r in intact if r.record_type == "response"]
+            if name != "garbage":  # the damaged record itself is lost
+                expected.remove(victim_url)
+            assert urls == expected, (name, split)
+            assert len({r.offset for r in records}) == len(records) == merged.records
+            assert merged.damaged and "read on from byte" in merged.error, (name, split)
+            assert merged.bytes_read <= copy.stat().st_size

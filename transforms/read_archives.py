@@ -35,6 +35,7 @@ from transforms.split_archives import (
     MergeRangeStats,
     plan_reads,
     read_range,
+    resume_after_damage,
 )
 
 _LOG = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ __all__ = ["DEFAULT_MAX_RECORD_BYTES", "ReadArchives", "read_file"]
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 FILES_TAG = "files"
+_TO_THE_END = 1 << 62  # a range end past any file's end
 
 _READERS = {"warc": iter_warc, "arc": iter_arc, "tar": iter_tar}
 
@@ -55,9 +57,11 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
     """Yield every ``ArchiveRecord`` of the file at ``path``, then its ``FileStats`` last.
 
     Never raises for bad content: an unknown format, a truncated stream or a corrupt record ends
-    reading with the error in the stats, keeping the records read before it.
+    reading with the error in the stats, keeping the records read before it. In a per-record
+    gzip WARC, reading then resumes at the next intact record (``resume_after_damage``).
     """
     records = 0
+    last: int | None = None  # offset of the last record read
     fmt = "unknown"
     error: str | None = None
     stream: ReplayStream | None = None
@@ -71,6 +75,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
             reader = _READERS[detected.container]
             for record in reader(stream, path, max_record_bytes=max_record_bytes):
                 records += 1
+                last = record.offset
                 yield record
     except UnknownFormat as e:
         error = str(e)
@@ -79,16 +84,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
     except BaseException as e:  # damaged (a Rust reader's panic is a BaseException too)
         error = _error_text(e)
     bytes_read = stream.bytes_read if stream is not None else 0
-    if error is not None and records == 0:
-        yield ArchiveRecord(
-            source_file=path,
-            record_id=path,
-            record_type="file",
-            offset=0,
-            reject_reason=reasons.UNREADABLE_FILE,
-            reject_detail=error,
-        )
-    yield FileStats(
+    stats = FileStats(
         source_file=path,
         format=fmt,
         records=records,
@@ -97,6 +93,22 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
         stopped_at=bytes_read if error is not None else None,
         error=error,
     )
+    if error is not None and fmt == "warc/gzip":  # read on past a damaged gzip member
+        after = 0 if last is None else last + 1
+        whole = FileRange(path, 0, _TO_THE_END)
+        stats = yield from resume_after_damage(
+            whole, after, stats, max_record_bytes=max_record_bytes
+        )
+    if stats.damaged and stats.records == 0:
+        yield ArchiveRecord(
+            source_file=path,
+            record_id=path,
+            record_type="file",
+            offset=0,
+            reject_reason=reasons.UNREADABLE_FILE,
+            reject_detail=stats.error,
+        )
+    yield stats
 
 
 class _ReadArchiveFn(beam.DoFn):
@@ -116,9 +128,7 @@ class _ReadArchiveFn(beam.DoFn):
                 self._files.inc()
                 if item.damaged:
                     self._damaged.inc()
-                    _LOG.warning(
-                        "%s: reading stopped after %d records: %s", path, item.records, item.error
-                    )
+                    _LOG.warning("%s: damaged, %d records read: %s", path, item.records, item.error)
                 yield beam.pvalue.TaggedOutput(FILES_TAG, item)
             else:
                 self._records.inc()

@@ -9,6 +9,10 @@ cut this way (plain WARC, one gzip stream for the whole file, ARC, tar) are read
 Finding the cuts reads a few KB at each cut, not the file. Each range reports its own
 ``FileStats``; ``MergeRangeStats`` folds them back into one per file, so the summary counts a
 split file exactly like a whole one.
+
+The same search gets a read past a damaged gzip member (a corrupt or cut record in the middle
+of a file): reading resumes at the next member that holds a record, so one bad record costs that
+record, not the rest of the file. The file is still reported as damaged, with where it resumed.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import io
 import itertools
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import BinaryIO, NamedTuple
 
 import apache_beam as beam
@@ -35,6 +39,7 @@ __all__ = [
     "merge_stats",
     "plan_reads",
     "read_range",
+    "resume_after_damage",
 ]
 
 # 256 MiB ranges: a 1 GB crawl file becomes four pieces of work, enough to keep workers busy at
@@ -44,6 +49,8 @@ GZIP_MAGIC = b"\x1f\x8b\x08"
 SCAN_CHUNK = 1 << 20
 # How far past a nominal cut to look for a record start before giving up on that cut.
 MAX_SCAN_BYTES = 64 * 1024 * 1024
+# Damaged parts a read passes before it stops: each costs a scan and a new open of the file.
+MAX_RESUMES = 1000
 
 
 class FileRange(NamedTuple):
@@ -149,12 +156,12 @@ class _BoundedReader(io.RawIOBase):
         return n
 
 
-def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveRecord | FileStats]:
-    """Every record of one range, with offsets in the whole file, then the range's ``FileStats``.
-
-    Like ``read_file``, never raises for bad content: the error goes into the stats.
-    """
-    records = 0
+def _read_piece(
+    rng: FileRange, max_record_bytes: int
+) -> Generator[ArchiveRecord, None, tuple[FileStats, int | None]]:
+    """Yield the records of ``rng`` (offsets in the whole file) until its end or a damage;
+    return its ``FileStats`` and the offset of the last record read."""
+    records, last = 0, None
     error: str | None = None
     reader: _BoundedReader | None = None
     try:
@@ -163,7 +170,7 @@ def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveReco
             reader = _BoundedReader(raw, rng.end - rng.start)
             for record in iter_warc(reader, rng.path, max_record_bytes=max_record_bytes):
                 records += 1
-                offset = record.offset + rng.start
+                last = offset = record.offset + rng.start
                 record_id = record.record_id
                 if record_id == f"offset:{record.offset}":
                     record_id = f"offset:{offset}"
@@ -173,7 +180,7 @@ def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveReco
     except BaseException as e:  # damaged (a Rust reader's panic is a BaseException too)
         error = f"{type(e).__name__}: {e}"[:500]
     bytes_read = reader.bytes_read if reader is not None else 0
-    yield FileStats(
+    stats = FileStats(
         source_file=rng.path,
         format="warc/gzip",
         records=records,
@@ -182,6 +189,56 @@ def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveReco
         stopped_at=rng.start + bytes_read if error is not None else None,
         error=error,
     )
+    return stats, last
+
+
+def resume_after_damage(
+    whole: FileRange, after: int, first: FileStats, *, max_record_bytes: int
+) -> Generator[ArchiveRecord, None, FileStats]:
+    """Read on past a damaged part of ``whole``, a per-record gzip WARC or a range of one.
+
+    ``first`` is the stats of what was read of ``whole`` before the damage and ``after`` an
+    offset past the last record read then. Reading resumes at the next gzip member holding a
+    WARC record (``find_record_start``, as for the cuts) and goes on to ``whole.end``; each
+    later damage is passed the same way. Every attempt starts past the last record already
+    read, so no record is read twice and the loop ends. Yields the records found; returns the
+    stats of the whole read: every record, the first damage, where reading resumed and found
+    records (in ``error``) and, as ``bytes_read``, how far into ``whole`` reading got.
+    """
+    records, reach, resumed = first.records, whole.start + first.bytes_read, []
+    for _ in range(MAX_RESUMES):
+        with FileSystems.open(whole.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            start = find_record_start(f, after)
+        if start is None or start >= whole.end:
+            break
+        piece = FileRange(whole.path, start, whole.end)
+        stats, last = yield from _read_piece(piece, max_record_bytes)
+        records += stats.records
+        reach = max(reach, start + stats.bytes_read)
+        if stats.records:
+            resumed.append(start)
+        if not stats.damaged:
+            break
+        after = (start if last is None else last) + 1
+    error = first.error
+    if resumed:
+        shown = ", ".join(str(offset) for offset in resumed[:5])
+        more = f" and {len(resumed) - 5} more" if len(resumed) > 5 else ""
+        error = f"{error}; read on from byte {shown}{more}"
+    return first._replace(records=records, bytes_read=reach - whole.start, error=error)
+
+
+def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveRecord | FileStats]:
+    """Every record of one range, with offsets in the whole file, then the range's ``FileStats``.
+
+    Like ``read_file``, never raises for bad content: the error goes into the stats, and the
+    records after a damaged gzip member are read all the same (``resume_after_damage``).
+    """
+    stats, last = yield from _read_piece(rng, max_record_bytes)
+    if stats.damaged:
+        after = (rng.start if last is None else last) + 1
+        stats = yield from resume_after_damage(rng, after, stats, max_record_bytes=max_record_bytes)
+    yield stats
 
 
 def merge_stats(stats: list[FileStats]) -> FileStats:
