@@ -121,7 +121,10 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
         if "itemprop" in attrs and (attrs["itemprop"] or "").lower() == "articlebody":
             marked = True
             if node.tag not in _CANDIDATE_TAGS or node.mem_id == last_marked:
-                continue  # a candidate tag is listed again, next, for the marker's selector
+                # Not a candidate tag, or one listed again, next, for the marker's selector:
+                # the tag selectors are disjoint, so only that one repeats an element (checking
+                # every element for a repeat, as drop_furniture does, costs ~2% of the extractor).
+                continue
             last_marked = node.mem_id
         if not attrs:
             if main and node.tag in GUARDED_TAGS:

@@ -50,7 +50,8 @@ class LinkStats(Tree):
                 nid = self.add(link)
                 own_chars[nid] = own_chars.get(nid, 0) + n
                 own_count[nid] = own_count.get(nid, 0) + 1
-        # Every element in the tree is a link or holds one: each has a sum for its parent.
+        # Tree.sum_up's loop, for both sums at once (two sum_up calls cost ~1% of the
+        # extractor). Every element in the tree is a link or holds one: each has a sum.
         parent_of, chars, count = self.parent_of, own_chars, own_count
         for nid in reversed(self.order):
             pid = parent_of[nid]
