@@ -56,22 +56,22 @@ test: venv venv-airflow
 
 # The noise and latency gates alone; prints the measured extract/parse ratios.
 test-gates: venv
-	$(PY) -m pytest -q tests/test_noise_gate.py tests/test_latency_gate.py
+	$(PY) -m pytest -q tests/gates/test_noise_gate.py tests/gates/test_latency_gate.py
 
 # The long fuzz: the reader fuzz and the cleaning property tests with many more examples.
 FUZZ_EXAMPLES ?= 5000
 fuzz: venv
-	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q tests/test_fuzz_readers.py tests/test_cleaning_properties.py
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q tests/read/test_fuzz_readers.py tests/clean_html/test_cleaning_properties.py
 
 # Throughput of the crash guard against the alternatives (needs ../shared/corpus).
 guard-cost: venv
 	$(PY) -m benchmarks.guard_cost
 
 test-airflow: venv venv-airflow
-	$(PY) -m pytest -q tests/test_airflow_dag.py
+	$(PY) -m pytest -q tests/job/test_airflow_dag.py
 
 test-portable: venv
-	$(PY) -m pytest -q tests/test_portable_runner.py
+	$(PY) -m pytest -q tests/job/test_portable_runner.py
 
 lint: venv
 	$(PY) -m ruff check .

@@ -26,7 +26,7 @@ setup(
         "zstandard>=0.22,<1",
         "lz4>=4,<5",
         "pyarrow>=14",
-        "numpy>=1.22,<3",  # one of Beam's own too; transforms.html_limits counts tags with it
+        "numpy>=1.22,<3",  # one of Beam's own too; transforms.extract.limits counts tags with it
         "pyyaml>=6,<7",
     ],
     extras_require={

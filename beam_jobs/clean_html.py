@@ -26,10 +26,15 @@ from beam_jobs.config import ConfigError, merge_config
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
-from transforms.read_archives import DEFAULT_MAX_RECORD_BYTES, ReadArchives
-from transforms.split_archives import DEFAULT_SPLIT_BYTES
-from transforms.summary import SUMMARY_FILE, Summarize, WriteSummary
-from transforms.write import REJECT_SCHEMA, ROW_SCHEMA, WriteParquetShards
+from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
+from transforms.write import (
+    REJECT_SCHEMA,
+    ROW_SCHEMA,
+    SUMMARY_FILE,
+    Summarize,
+    WriteParquetShards,
+    WriteSummary,
+)
 
 _LOG = logging.getLogger("clean_html")
 

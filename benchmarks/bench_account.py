@@ -29,20 +29,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transforms import guard_pipe  # noqa: E402
-from transforms.charset import decode_text, utf8_form  # noqa: E402
-from transforms.cleaning import clean_record  # noqa: E402
-from transforms.content_type import parse_content_type, require_html  # noqa: E402
-from transforms.decode import Reject  # noqa: E402
+from transforms.clean_html import clean_record  # noqa: E402
+from transforms.clean_html import pipe as guard_pipe  # noqa: E402
+from transforms.decode import (  # noqa: E402
+    Reject,  # noqa: E402
+    decode_text,
+    utf8_form,
+)
+from transforms.decode.content_type import parse_content_type, require_html  # noqa: E402
+from transforms.decode.http import decode_body, parse_response  # noqa: E402
 from transforms.extract import Extractor  # noqa: E402
-from transforms.html_limits import cap_nesting  # noqa: E402
-from transforms.http_response import decode_body, parse_response  # noqa: E402
-from transforms.parquet_shards import ShardWriter  # noqa: E402
-from transforms.read_archives import read_file  # noqa: E402
+from transforms.extract.limits import cap_nesting  # noqa: E402
+from transforms.extract.repair import repair_text  # noqa: E402
+from transforms.memory import release_large_blocks  # noqa: E402
+from transforms.read import read_file  # noqa: E402
 from transforms.records import ArchiveRecord  # noqa: E402
-from transforms.text_repair import repair_text  # noqa: E402
-from transforms.worker_memory import release_large_blocks  # noqa: E402
-from transforms.write import REJECT_SCHEMA, ROW_SCHEMA  # noqa: E402
+from transforms.write import (  # noqa: E402
+    REJECT_SCHEMA,
+    ROW_SCHEMA,
+    ShardWriter,  # noqa: E402
+)
 
 __all__ = ["account"]
 

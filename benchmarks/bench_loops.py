@@ -29,9 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from transforms.decode import Reject, decode_document  # noqa: E402
-from transforms.read_archives import read_file  # noqa: E402
+from transforms.memory import release_large_blocks  # noqa: E402
+from transforms.read import read_file  # noqa: E402
 from transforms.records import ArchiveRecord  # noqa: E402
-from transforms.worker_memory import release_large_blocks  # noqa: E402
 
 __all__ = ["LOOPS", "rss_mb", "run_loop"]
 
@@ -77,7 +77,7 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
     """Run loop ``name`` over the documents of ``paths`` (the first ``limit`` when > 0)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from transforms.text_repair import repair_text
+    from transforms.extract.repair import repair_text
 
     release_large_blocks()  # as the job's workers do, so that memory compares like for like
     call = None if name == "floor" else _peer(name)

@@ -1,4 +1,4 @@
-"""The measurements behind the Parquet sizing (``transforms.parquet_shards``).
+"""The measurements behind the Parquet sizing (``transforms.write.parquet``).
 
 Rewrites the rows of a benchmark run with several row-group targets and reports, for each:
 row groups and rows per group, compressed MB per group, file size, write time, and what
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from transforms.parquet_shards import DEFAULT_ROW_GROUP_BYTES, ShardWriter
+from transforms.write.parquet import DEFAULT_ROW_GROUP_BYTES, ShardWriter
 
 __all__ = ["ROW_GROUP_TARGETS", "measure_row_groups"]
 

@@ -1,4 +1,4 @@
-"""Snapshot, check and time ``transforms.extract.extract`` on the development corpora.
+"""Snapshot, check and time ``transforms.extract.extractor.extract`` on the development corpora.
 
     python -m benchmarks.extract_snapshot --write bench/snapshot.json   # record outputs
     python -m benchmarks.extract_snapshot --check bench/snapshot.json   # report changed pages

@@ -27,10 +27,9 @@ from pathlib import Path
 
 import apache_beam as beam
 
-from transforms.clean_html import CleanHtml
-from transforms.cleaning import build_cleaner
-from transforms.cleaning_guard import GuardedCleaner, _preload_modules
-from transforms.read_archives import ReadArchives
+from transforms.clean_html import CleanHtml, build_cleaner
+from transforms.clean_html.guard import GuardedCleaner, _preload_modules
+from transforms.read import ReadArchives
 from transforms.records import ArchiveRecord
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "wcxb-dev" / "html"

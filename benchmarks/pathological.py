@@ -19,7 +19,7 @@ import psutil
 
 from tests.builders import http_response
 from tests.malformed import html_cases, http_cases
-from transforms.cleaning import build_cleaner
+from transforms.clean_html import build_cleaner
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.records import ArchiveRecord
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from transforms.reasons import REJECT_REASONS
-from transforms.summary import SUMMARY_FILE, check_summary
+from transforms.write import SUMMARY_FILE, check_summary
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -133,7 +133,7 @@ def brotli_bomb() -> bytes:
 
 def pytest_terminal_summary(terminalreporter):
     """Print the latency gate's measured ratios on every run, so a drift shows before it fails."""
-    from tests.test_latency_gate import MEASURED
+    from tests.gates.test_latency_gate import MEASURED
 
     if MEASURED:
         terminalreporter.write_sep("-", "latency gate: extract() / Lexbor parse")

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from transforms.worker_memory import release_large_blocks, tidy_worker, trim_heap
+from transforms.memory import release_large_blocks, tidy_worker, trim_heap
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc only")

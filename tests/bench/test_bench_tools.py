@@ -1,0 +1,50 @@
+"""The throughput benchmark's pure helpers: HTTP responses it builds, profile attribution."""
+
+from __future__ import annotations
+
+from benchmarks.bench_profile import summarise_collapsed
+from benchmarks.bench_shards import Page, _capture_url, _http_response
+from transforms.decode import decode_document
+
+
+def test_responses_mix_gzip_and_missing_charset_and_decode() -> None:
+    page = Page(
+        url="https://example.com/a", html=b"<html><title>t</title><p>caf\xc3\xa9</p></html>"
+    )
+    seen = set()
+    for index in range(12):
+        raw = _http_response(page, index)
+        head = raw.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+        seen.add(("Content-Encoding: gzip" in head, "charset=" in head))
+        decoded = decode_document(raw, is_http=True)
+        assert decoded.html.endswith("café</p></html>")
+    assert {(True, True), (False, False), (False, True)} <= seen
+
+
+def test_repeated_captures_get_distinct_urls() -> None:
+    urls = {_capture_url("https://example.com/a?x=1", i, i // 3) for i in range(9)}
+    assert len(urls) == 7  # the three first-round captures keep the page's own URL
+
+
+def test_profile_samples_are_charged_to_the_deepest_known_component() -> None:
+    worker = 'process 2:"python -m apache_beam.runners.worker.sdk_worker_main"'
+    runner = 'process 1:"python -m beam_jobs.clean_html"'
+    text = "\n".join(
+        [
+            f"{worker};run (apache_beam/runners/worker/sdk_worker.py:1);"
+            "clean_record (transforms/clean_html/transform.py:64);__call__ (transforms/extract/extractor.py:90) 6",
+            f"{worker};run (apache_beam/runners/worker/sdk_worker.py:1);"
+            "fix_text (ftfy/__init__.py:300);sub (re/__init__.py:185) 2",
+            f"{worker};_find_and_load (<frozen importlib._bootstrap>:1176) 1",
+            f"{worker};run (apache_beam/runners/worker/sdk_worker.py:1) 1",
+            f"{runner};wait (threading.py:320) 50",
+        ]
+    )
+    summary = summarise_collapsed(text, "sdk_worker_main")
+    assert summary["samples"] == 10
+    assert summary["components"] == {
+        "extractor": 0.6,
+        "ftfy repair": 0.2,
+        "start-up (imports)": 0.1,
+        "Beam SDK (coders, runner, metrics)": 0.1,
+    }

@@ -1,0 +1,43 @@
+"""Class/id names that mark boilerplate: substrings, whole words, content words, many names."""
+
+from __future__ import annotations
+
+import pytest
+
+from transforms.extract.names import boilerplate_names
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["site-footer ", "commentlist ", " cookie-banner", "Share-Buttons ", "ad-slot ", "x nav",
+     "top_ads ", "menu ", "werbung-rechts ", "col-4 SIDEBAR"],
+)  # fmt: skip
+def test_boilerplate_words_mark_a_name(name: str) -> None:
+    assert boilerplate_names([name]) == {name}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["header ", "canvas ", "shadow load ", "navy ", "menus-x ", "", " ", "reading-time "],
+)
+def test_short_words_count_only_whole_and_plain_names_are_not_boilerplate(name: str) -> None:
+    assert boilerplate_names([name]) == set()
+
+
+@pytest.mark.parametrize(
+    "name", ["main has-sidebar", "article modal-enabled", "sidebar maincontent", "sidebarticle "]
+)
+def test_a_content_word_spares_the_name(name: str) -> None:
+    assert boilerplate_names([name]) == set()
+
+
+def test_many_names_are_told_apart_and_words_do_not_run_across_names() -> None:
+    names = ["post-body ", "related-posts ", "a", "d x", "ad", "sh", "are-x", "nav", "x"]
+    # "a" + "d x" would read "ad" and "sh" + "are-x" "share-" if the names ran together
+    assert boilerplate_names(names + names) == {"related-posts ", "ad", "nav"}
+
+
+def test_case_folding_that_changes_lengths_keeps_names_apart() -> None:
+    # "İ" lower-cases to two characters: the positions of later names must still line up
+    names = ["İİİİ", "nav", "İ footer", "content"]
+    assert boilerplate_names(names) == {"nav", "İ footer"}

@@ -1,0 +1,49 @@
+from transforms.extract import Extractor
+from transforms.extract.limits import cap_nesting, nesting_depth
+
+
+def test_depth_ignores_void_and_self_closing_elements():
+    assert nesting_depth("<div><p>a<p>b<br><img src=x><span>c</span></div>") == 2
+    assert nesting_depth("<div></div><div><div></div></div>") == 2
+    assert nesting_depth("no tags") == 0
+
+
+def test_shallow_pages_are_left_alone():
+    html = "<div>" * 50 + "text" + "</div>" * 50
+    assert cap_nesting(html, max_depth=100) == (html, False)
+
+
+def test_deep_nesting_is_flattened_and_keeps_its_text():
+    html = "<html><body>" + "<div class=x>" * 3000 + "deep text" + "</div>" * 3000 + "<p>after"
+    capped, changed = cap_nesting(html, max_depth=100)
+    assert changed and nesting_depth(capped) == 100
+    assert "deep text" in capped and capped.endswith("<p>after")
+    assert capped.count("<div") == capped.count("</div>")
+    result = Extractor()(capped)
+    assert "deep text" in result.text and "after" in result.text
+
+
+def test_unclosed_deep_nesting_is_flattened():
+    capped, changed = cap_nesting("<span>" * 5000 + "words", max_depth=10)
+    assert changed and capped == "<span>" * 10 + "words"
+
+
+TRICKY = [
+    "<div><p>a<p>b<br><img src=x><span>c</span></div>",
+    "<DIV><Span>é</SPAN></div><div title='<div>'>x</div></div></div><span>",
+    "<div>ſ<ſpan><di\u00e9v>中文</p></li></ div>< div><!-- <div> --></>",
+    "<span>" * 40 + "<P>" * 40 + "</span>" * 3 + "<b>" * 20,
+]
+
+
+def test_bytes_give_the_same_depth_and_cap_as_the_text():
+    for html in TRICKY:
+        utf8 = html.encode("utf-8")
+        assert nesting_depth(utf8) == nesting_depth(html)
+        for max_depth in (0, 1, 3, 10, 50):
+            assert cap_nesting(html, max_depth, utf8=utf8) == cap_nesting(html, max_depth)
+
+
+def test_depth_stops_at_zero_when_closing_tags_outnumber_opening_ones():
+    assert nesting_depth("</div></div><div><div>x") == 2
+    assert nesting_depth(b"</div></div><div><div>x") == 2

@@ -1,0 +1,89 @@
+"""Clean one archive record: decode it, extract its title and text, or say why not.
+
+Beam-free on purpose: the crash guard's child process (``transforms.clean_html.guard``) imports
+only this, the decoders and the extractor, so it starts fast and stays small.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from transforms import reasons
+from transforms.clean_html.guard import Cleaner, reject_for
+from transforms.decode import DEFAULT_MAX_BYTES, Reject, decode_document
+from transforms.extract import Extractor
+from transforms.extract.limits import cap_nesting
+from transforms.extract.repair import repair_text
+from transforms.memory import release_large_blocks
+from transforms.records import ArchiveRecord
+
+__all__ = ["build_cleaner", "clean_record"]
+
+
+def clean_record(
+    record: ArchiveRecord, extractor: Extractor, *, max_decoded_bytes: int = DEFAULT_MAX_BYTES
+) -> tuple[str, dict[str, Any]]:
+    """Decode and extract one candidate record: ``("row", row)`` or ``("reject", reject)``.
+
+    Pure apart from the extractor's own state; ``CleanHtml``'s DoFn adds counters and logging.
+    Never raises for a bad document: an unexpected error in decoding or extraction is an
+    ``extract_error`` reject.
+    """
+    if record.reject_reason:
+        return "reject", reject_for(record, record.reject_reason, record.reject_detail or "")
+    try:
+        decoded = decode_document(
+            record.payload,
+            is_http=record.is_http,
+            content_type=record.content_type,
+            max_bytes=max_decoded_bytes,
+        )
+    except Reject as r:
+        return "reject", reject_for(record, r.reason, r.detail)
+    except Exception as e:  # a decoding bug must cost this document, not the job
+        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+    try:
+        # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
+        # the parser would otherwise encode the decoded text back to those bytes.
+        html, flattened = cap_nesting(decoded.html, utf8=decoded.utf8)
+        extracted = extractor(html, record.url, utf8=None if flattened else decoded.utf8)
+        text = repair_text(extracted.text)
+        title = repair_text(extracted.title)
+    except Exception as e:
+        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+    if not text.strip():
+        return "reject", reject_for(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
+    return "row", {
+        "url": record.url,
+        "title": title,
+        "text": text,
+        "source_file": record.source_file,
+        "record_id": record.record_id,
+        "record_offset": record.offset,
+        "warc_date": record.warc_date,
+        "http_status": decoded.http_status,
+        "content_type": decoded.content_type,
+        "charset": decoded.charset,
+        "charset_source": decoded.charset_source,
+        "html_bytes": decoded.html_bytes,
+        "truncated": bool(record.truncated or extracted.truncated or flattened),
+    }
+
+
+def build_cleaner(
+    mode: str = "main",
+    max_decoded_bytes: int = DEFAULT_MAX_BYTES,
+    extractor_factory: Callable[..., Any] = Extractor,
+) -> Cleaner:
+    """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``.
+
+    The extractor is called like an ``Extractor``: ``extractor(html, url, utf8=...)``, with a
+    plain UTF-8 page's bytes as ``utf8`` (see ``Extractor.__call__``).
+
+    Module-level and built from picklable arguments, so that the guard's child can build it.
+    """
+    release_large_blocks()  # in the process that parses: see transforms.memory
+    extractor = extractor_factory(mode=mode)
+    return functools.partial(clean_record, extractor=extractor, max_decoded_bytes=max_decoded_bytes)

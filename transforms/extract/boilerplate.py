@@ -1,0 +1,167 @@
+"""Boilerplate: what is dropped from the body before the main content is located.
+
+- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes).
+- Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
+- Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
+- Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
+  a generic, multilingual boilerplate vocabulary in the class or id (share, related,
+  comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
+  vocabulary and its search are in ``extract_names``).
+
+Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
+text, or if its name also has a content word (article, main, content, ...), since sites put
+such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborNode
+
+from transforms.extract.names import boilerplate_names
+from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+
+# Tags that never hold main content.
+FURNITURE_TAGS = frozenset(
+    {"nav", "aside", "footer", "dialog", "menu", "button", "select", "input", "textarea", "figcaption",
+     "label", "option", "datalist", "output", "search"}
+)  # fmt: skip
+# Tags that usually are furniture but that some sites wrap around the whole page.
+GUARDED_TAGS = frozenset({"form", "header"})
+BOILERPLATE_ROLES = frozenset(
+    {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
+     "menu", "menubar", "toolbar"}
+)  # fmt: skip
+
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
+
+# Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
+# are not: they hold little text, and skipping them halves the pass).
+CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
+INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
+# Removed before the pass (one query; <noscript> is looked at in the pass).
+_STRIPPED = ", ".join(tag for tag in INVISIBLE_TAGS if tag != "noscript")
+_DROP_FULL = "h1, noscript"
+_HIDDEN_SELECTOR = (
+    '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
+)
+_INVISIBLE = frozenset(INVISIBLE_TAGS)
+_DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
+_GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
+_NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
+_DROP_MAIN = ", ".join(("h1", "noscript") + tuple(sorted(FURNITURE_TAGS)))
+_DROP_MAIN += ", " + _HIDDEN_SELECTOR
+_CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
+# The same walk notes schema.org's article-body marker (on any tag): a text search for it
+# would be one more pass over the whole page.
+_ARTICLE_BODY = '[itemprop="articleBody" i]'
+_BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTICLE_BODY))
+
+
+def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
+    """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
+    tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
+
+    Hidden elements stay if they hold half of the body's visible text (streaming apps
+    park their content in a hidden element until a script moves it), furniture boxes (nav,
+    aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page).
+    Sizes are measured before anything is removed; removal runs descendants first, so no
+    node is used once freed.
+
+    Returns the length of the text inside ``<noscript>`` elements holding real markup
+    (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    for node in reversed(body.css(_STRIPPED)):  # one query, not strip_tags' one per tag
+        node.decompose()
+    found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
+    noscript_chars = 0
+    last = None
+    for node in body.css(_DROP_MAIN if main else _DROP_FULL):
+        if node.mem_id == last:
+            continue  # Lexbor lists an element once per selector it matches, one after another
+        last = node.mem_id
+        tag = node.tag
+        if tag == "h1":
+            if len(h1s) < 3:
+                h1s.append(node.text())
+            continue
+        if tag == "noscript" and node.css_first(_NOSCRIPT_CONTENT) is not None:
+            noscript_chars += size(node)
+        # hidden: keep it if it holds half the page; a furniture box: if it holds the page
+        guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
+        found.append((node, guard))
+    if sum(1 for _, guard in found if guard) > MAX_MEASURED:
+        raise TooComplex("too many hidden or furniture elements to measure")
+    if any(guard for _, guard in found):
+        visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
+        found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
+    for node, _ in reversed(found):
+        node.decompose()
+    return noscript_chars
+
+
+def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
+    """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
+    class/id word or role, or are a ``form``/``header``, when they hold under half of the
+    root's text. Names that also have a content word (article, main, content, ...) are
+    spared: page-wide wrappers carry such names ("main has-sidebar").
+
+    The candidates are taken outermost first (document order); one inside an element
+    already doomed is skipped without measuring it, so nested candidates cost nothing.
+    Sizes are measured before anything is removed. Returns the size of ``root`` after, and
+    whether an element inside it was marked ``itemprop="articleBody"`` (see
+    ``extract_scoring.marked_article_body``)."""
+    root_id = root.mem_id
+    marked = False
+    # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
+    pending: list[tuple[LexborNode, str | None]] = []
+    last_marked = None
+    for node in root.css(_BOILERPLATE_SELECTOR):
+        attrs = node.attributes
+        if "itemprop" in attrs and (attrs["itemprop"] or "").lower() == "articlebody":
+            marked = True
+            if node.tag not in _CANDIDATE_TAGS or node.mem_id == last_marked:
+                # Not a candidate tag, or one listed again, next, for the marker's selector:
+                # the tag selectors are disjoint, so only that one repeats an element (checking
+                # every element for a repeat, as drop_furniture does, costs ~2% of the extractor).
+                continue
+            last_marked = node.mem_id
+        if not attrs:
+            if main and node.tag in GUARDED_TAGS:
+                pending.append((node, None))
+            continue
+        if (
+            "hidden" in attrs
+            or attrs.get("aria-hidden") == "true"
+            or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            or main
+            and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
+        ):
+            pending.append((node, None))
+        elif main and ("class" in attrs or "id" in attrs):
+            pending.append((node, f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
+    named = boilerplate_names(name for _, name in pending if name is not None)
+    candidates = [node for node, name in pending if name is None or name in named]
+    root_size = size(root)
+    if not candidates:
+        return root_size, marked
+    if len(candidates) > MAX_MEASURED:
+        raise TooComplex("too many boilerplate candidates to measure")
+    limit = 0.5 * root_size
+    tree = Tree(root)
+    doomed: set[int] = set()
+    for node in candidates:
+        nid = tree.add(node)
+        if nid == root_id:
+            continue
+        up, steps = tree.parent_of.get(nid), 0
+        while up is not None and up not in doomed:
+            up, steps = tree.parent_of.get(up), steps + 1
+            if steps > MAX_DEPTH:
+                raise TooComplex("boilerplate nested too deep")
+        if up is None and (node_size := size(node)) < limit:
+            doomed.add(nid)
+            root_size -= node_size  # the doomed are disjoint: their sizes add up
+    for nid in doomed:
+        tree.nodes[nid].decompose()
+    return root_size, marked

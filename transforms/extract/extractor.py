@@ -1,0 +1,179 @@
+"""Main-content extraction from HTML: the page's title and its text with block structure.
+
+Usage without Beam::
+
+    from transforms.extract import extract
+    result = extract(html_bytes_or_str, url, mode="main")   # or mode="full"
+    result.title, result.text, result.truncated
+
+and from the command line: ``python -m transforms.extract page.html [--mode full]``.
+
+``Extractor`` holds the settings and is built once per Beam worker (``DoFn.setup``); calling it
+is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
+work caps on pathological trees (``Extracted.truncated`` says when one was hit).
+
+Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
+content is), ``extract_layout`` (text with block structure), ``extract_title`` (the
+headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from selectolax.lexbor import LexborHTMLParser
+
+from transforms.decode import decode_text, utf8_form
+from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
+from transforms.extract.layout import layout
+from transforms.extract.scoring import (
+    LinkStats,
+    choose_root,
+    marked_article_body,
+    prune_link_lists,
+    refine_to_prose,
+)
+from transforms.extract.title import find_title, read_head
+from transforms.extract.tree import TooComplex, size
+
+MODES = ("main", "full")
+MAX_HTML_CHARS = 5_000_000
+MAX_NODES = 200_000
+
+
+_INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
+_LT = ord("<")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    title: str
+    text: str
+    truncated: bool = False  # an input-size or node-count cap was hit
+    language: str = ""  # <html lang>, as written
+
+
+def drop_leading_title(text: str, title: str) -> str:
+    """The headline is the title; do not repeat it as the first line of the text."""
+    first, sep, rest = text.partition("\n")
+    if title and first.strip() == title:
+        return rest.lstrip("\n")
+    return text
+
+
+class Extractor:
+    """A configured extractor; call it with ``(html, url)`` to get an ``Extracted``."""
+
+    def __init__(
+        self, mode: str = "main", max_html_chars: int = MAX_HTML_CHARS, max_nodes: int = MAX_NODES
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.mode = mode
+        self.max_html_chars = max_html_chars
+        self.max_nodes = max_nodes
+
+    def _bounded(self, html: bytes | str, utf8: bytes | None = None) -> tuple[bytes, bool]:
+        """The UTF-8 bytes to parse, within the caps, and whether a cap cut them.
+
+        Text is encoded here as the parser would encode it (``errors="ignore"``), so that the
+        node cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
+        ``str.count`` takes ~0.1 ms. Plain UTF-8 input bytes (or ``utf8``, the UTF-8 form of
+        a text ``html``) are used as they are."""
+        if isinstance(html, bytes | bytearray):
+            decoded = decode_text(bytes(html))
+            text, data = decoded.text, utf8_form(html, decoded)
+        else:
+            text, data = str(html), utf8
+        truncated = False
+        if len(text) > self.max_html_chars:
+            text, data, truncated = text[: self.max_html_chars], None, True
+        if data is None:
+            data = text.encode("utf-8", "ignore")
+        # every node needs a "<": a cheap upper bound (and no more "<" than bytes)
+        if len(data) > self.max_nodes:
+            is_lt = np.frombuffer(data, dtype=np.uint8) == _LT
+            if np.count_nonzero(is_lt) > self.max_nodes:
+                # up to the last "<" within the cap ("<" is ASCII: never inside a character)
+                data = data[: int(np.flatnonzero(is_lt)[self.max_nodes - 1])]
+                truncated = True
+        return data, truncated
+
+    def __call__(
+        self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
+    ) -> Extracted:
+        """``utf8``, if given with a str ``html``, is ``html.encode("utf-8")``: parsed as it is."""
+        source, truncated = self._bounded(html, utf8)
+        tree = LexborHTMLParser(source)
+        html_node = tree.root  # the <html> element, without a CSS query
+        language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
+        html_title, metas = read_head(tree.head)
+        h1s: list[str] = []
+        if tree.body is None:
+            return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
+        trees = [tree]
+        try:
+            body_text = self._extract(trees, source, h1s)
+        except TooComplex:  # thousands of nested boxes: the plain layout of what is left
+            body = trees[-1].body
+            for node in reversed(body.css(_INVISIBLE)):
+                node.decompose()
+            body_text = layout(body)
+            truncated = True
+        title = find_title(html_title, metas, h1s, url)
+        if self.mode == "main":
+            body_text = drop_leading_title(body_text, title)
+        return Extracted(title, body_text, truncated, language)
+
+    def _extract(self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]) -> str:
+        """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
+        a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
+        main = self.mode == "main"
+        body = trees[-1].body
+        noscript_chars = drop_furniture(body, h1s, main)
+        if noscript_chars and noscript_chars > size(body):
+            # The page is rendered for crawlers inside <noscript> only: use that copy.
+            tree = LexborHTMLParser(source)
+            tree.unwrap_tags(["noscript"])
+            trees.append(tree)
+            body = tree.body
+            h1s.clear()
+            drop_furniture(body, h1s, main)
+        body_size, has_marked = drop_boilerplate(body, main)
+        root = body
+        if main:
+            links = LinkStats(body)
+            marked = marked_article_body(body, links) if has_marked else None
+            root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+            prune_link_lists(root, links)
+        return layout(root)
+
+
+_DEFAULT = {mode: Extractor(mode) for mode in MODES}
+
+
+def extract(html: bytes | str, url: str | None = None, *, mode: str = "main") -> Extracted:
+    """Extract the title and the main content (``mode="main"``) or all visible text
+    (``mode="full"``) of an HTML page given as str, or as bytes decoded by
+    ``transforms.decode.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else detected)."""
+    if mode not in _DEFAULT:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    return _DEFAULT[mode](html, url)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Extract the title and text of an HTML file.")
+    parser.add_argument("path", help="an HTML file, or - for stdin")
+    parser.add_argument("--mode", choices=MODES, default="main")
+    parser.add_argument("--url", default=None)
+    args = parser.parse_args(argv)
+    data = sys.stdin.buffer.read() if args.path == "-" else Path(args.path).read_bytes()
+    result = extract(data, args.url, mode=args.mode)
+    print(result.title)
+    print()
+    print(result.text)
+    return 0
