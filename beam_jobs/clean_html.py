@@ -25,8 +25,10 @@ from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, 
 from beam_jobs.config import ConfigError, merge_config
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
-from transforms.extract import Extractor
+from transforms.extract import FORMATS, Extractor
+from transforms.language import parse_languages
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
+from transforms.read.lists import listed_paths
 from transforms.write import (
     REJECT_SCHEMA,
     ROW_SCHEMA,
@@ -65,12 +67,44 @@ class CleanHtmlOptions(PipelineOptions):
             action="append",
             help="File pattern of WARC, ARC or tar archives (local, gs://, s3://). Repeatable.",
         )
+        parser.add_argument(
+            "--input_list",
+            action="append",
+            help="A file listing archive paths, one a line (plain or .gz, as Common Crawl's "
+            "warc.paths.gz). Repeatable; a path listed twice is read once, and one that does "
+            "not exist is an unreadable_file reject.",
+        )
+        parser.add_argument(
+            "--input_prefix",
+            default="",
+            help="Put before each relative path of --input_list (e.g. s3://commoncrawl/ or a "
+            "local mirror folder).",
+        )
         parser.add_argument("--output", help="Output directory.")
         parser.add_argument(
             "--mode",
             choices=("main", "full"),
             default="main",
             help="main: the page's main content (default); full: all visible text.",
+        )
+        parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="text",
+            help="text: plain text with blank lines between blocks (default); markdown: "
+            "headings, lists, tables, code blocks and quotes as Markdown.",
+        )
+        parser.add_argument(
+            "--languages",
+            default=None,
+            help="Keep only rows in these languages (comma-separated codes of the language "
+            "column, e.g. de,en); the others are rejected as language.",
+        )
+        parser.add_argument(
+            "--min_language_score",
+            type=float,
+            default=0.0,
+            help="Reject rows whose language score is below this (0-1) as language.",
         )
         parser.add_argument(
             "--max_record_bytes",
@@ -132,12 +166,15 @@ def build_pipeline(
     ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
     """
     paths = _output_paths(options.output)
+    listed = listed_paths(options.input_list or (), options.input_prefix)
     records = (
         pipeline
-        | "InputPatterns" >> beam.Create(options.input)
+        | "InputPatterns" >> beam.Create(options.input or [])
         | "ReadArchives"
         >> ReadArchives(
-            max_record_bytes=options.max_record_bytes, split_bytes=options.split_archive_bytes
+            max_record_bytes=options.max_record_bytes,
+            split_bytes=options.split_archive_bytes,
+            listed=listed,
         )
     )
     cleaned = records.records | "CleanHtml" >> CleanHtml(
@@ -146,6 +183,9 @@ def build_pipeline(
         guard=options.extract_guard,
         timeout_s=options.extract_timeout_s,
         extractor_factory=extractor_factory,
+        output_format=options.format,
+        languages=parse_languages(options.languages),
+        min_language_score=options.min_language_score,
     )
     data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
     reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
@@ -192,6 +232,9 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     lines += [
         f"{'    ' + reason:<28}{n:>10,}" for reason, n in summary["rejects_by_reason"].items()
     ]
+    by_language = summary.get("rows_by_language") or {}
+    if by_language:
+        lines.append("languages: " + ", ".join(f"{code} {n}" for code, n in by_language.items()))
     lines.append(f"{'skipped records':<28}{summary['skipped']:>10,}")
     lines += [f"{'    ' + kind:<28}{n:>10,}" for kind, n in summary["skipped_by_type"].items()]
     files = summary["files"]
@@ -218,12 +261,18 @@ def run(
         # The engine DirectRunner uses for batch, without its first attempt to download Prism.
         standard.runner = "FnApiRunner"
     job = options.view_as(CleanHtmlOptions)
-    if not job.input or not job.output:
-        raise JobFailed("--input (one or more) and --output are required")
+    if not (job.input or job.input_list) or not job.output:
+        raise JobFailed("--input or --input_list (one or more) and --output are required")
     paths = _output_paths(job.output)
-    files, size = _check_inputs(job.input)
+    files, size = _check_inputs(job.input or [])
     _clear_output(paths)
     _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
+    if job.input_list:
+        try:  # a list itself that cannot be read is a mistake in the launch, not in the crawl
+            listed = listed_paths(job.input_list, job.input_prefix)
+        except Exception as e:
+            raise JobFailed(f"--input_list cannot be read: {type(e).__name__}: {e}") from e
+        _LOG.info("%d more files listed in --input_list", len(listed))
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:

@@ -13,6 +13,7 @@ NO_TEXT = "no_text"
 EXTRACT_ERROR = "extract_error"
 TIMEOUT = "timeout"
 UNREADABLE_FILE = "unreadable_file"
+LANGUAGE = "language"
 
 REJECT_REASONS: dict[str, str] = {
     HTTP_STATUS: "the HTTP status is not 2xx",
@@ -24,6 +25,7 @@ REJECT_REASONS: dict[str, str] = {
     EXTRACT_ERROR: "decoding or extraction raised an unexpected error, or the cleaning process crashed, on this document",
     TIMEOUT: "extraction took longer than the time limit",
     UNREADABLE_FILE: "an input file that could not be opened or is not WARC, ARC or tar",
+    LANGUAGE: "the text's language is not one of --languages, or its score is under --min_language_score",
 }
 
 # Record types that carry a document: WARC response and resource records, ARC records

@@ -1,7 +1,12 @@
 """Clean one archive record: decode it, extract its title and text, or say why not.
 
 Beam-free on purpose: the crash guard's child process (``transforms.clean_html.guard``) imports
-only this, the decoders and the extractor, so it starts fast and stays small.
+only this, the decoders, the extractor and the language identifier, so it starts fast and stays
+small.
+
+Every row gets the language of its title and text (``transforms.language``); a language filter
+(``languages``, ``min_language_score``) turns the rows it does not keep into ``language``
+rejects, so that they are counted like any other document not kept.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from transforms import reasons
+from transforms import language, reasons
 from transforms.clean_html.guard import Cleaner, reject_for
 from transforms.decode import DEFAULT_MAX_BYTES, Reject, decode_document
 from transforms.extract import Extractor
@@ -22,14 +27,35 @@ from transforms.records import ArchiveRecord
 __all__ = ["build_cleaner", "clean_record"]
 
 
+def language_reject(
+    found: language.Language, languages: frozenset[str] | None, min_score: float
+) -> str | None:
+    """The ``language`` reject detail for a row the filter does not keep, else None.
+
+    Below ``min_score`` the language counts as undetermined (``und 0.21 (en)``, with the
+    model's best guess); outside ``languages`` it is named with its score (``fr 0.97``).
+    """
+    if found.score < min_score:
+        return f"{language.UNDETERMINED} {found.score:.2f} ({found.code})"
+    if languages is not None and found.code not in languages:
+        return f"{found.code} {found.score:.2f}"
+    return None
+
+
 def clean_record(
-    record: ArchiveRecord, extractor: Extractor, *, max_decoded_bytes: int = DEFAULT_MAX_BYTES
+    record: ArchiveRecord,
+    extractor: Extractor,
+    *,
+    max_decoded_bytes: int = DEFAULT_MAX_BYTES,
+    languages: frozenset[str] | None = None,
+    min_language_score: float = 0.0,
 ) -> tuple[str, dict[str, Any]]:
     """Decode and extract one candidate record: ``("row", row)`` or ``("reject", reject)``.
 
     Pure apart from the extractor's own state; ``CleanHtml``'s DoFn adds counters and logging.
     Never raises for a bad document: an unexpected error in decoding or extraction is an
-    ``extract_error`` reject.
+    ``extract_error`` reject. ``languages`` (codes of ``transforms.language``; None keeps all)
+    and ``min_language_score`` make the rows they do not keep ``language`` rejects.
     """
     if record.reject_reason:
         return "reject", reject_for(record, record.reject_reason, record.reject_detail or "")
@@ -51,10 +77,16 @@ def clean_record(
         extracted = extractor(html, record.url, utf8=None if flattened else decoded.utf8)
         text = repair_text(extracted.text)
         title = repair_text(extracted.title)
+        # An extractor that separates comment threads gives them apart; others have none.
+        comments = repair_text(getattr(extracted, "comments", "") or "")
     except Exception as e:
         return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     if not text.strip():
         return "reject", reject_for(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
+    found = language.identify(title, text)
+    detail = language_reject(found, languages, min_language_score)
+    if detail is not None:
+        return "reject", reject_for(record, reasons.LANGUAGE, detail)
     return "row", {
         "url": record.url,
         "title": title,
@@ -69,6 +101,9 @@ def clean_record(
         "charset_source": decoded.charset_source,
         "html_bytes": decoded.html_bytes,
         "truncated": bool(record.truncated or extracted.truncated or flattened),
+        "language": found.code,
+        "language_score": found.score,
+        "comments": comments,
     }
 
 
@@ -76,14 +111,28 @@ def build_cleaner(
     mode: str = "main",
     max_decoded_bytes: int = DEFAULT_MAX_BYTES,
     extractor_factory: Callable[..., Any] = Extractor,
+    *,
+    output_format: str = "text",
+    languages: frozenset[str] | None = None,
+    min_language_score: float = 0.0,
 ) -> Cleaner:
-    """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``.
+    """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``
+    (with ``output_format=...`` too when it is not ``"text"``, so that fakes need not know it).
 
     The extractor is called like an ``Extractor``: ``extractor(html, url, utf8=...)``, with a
-    plain UTF-8 page's bytes as ``utf8`` (see ``Extractor.__call__``).
+    plain UTF-8 page's bytes as ``utf8`` (see ``Extractor.__call__``). The language model is
+    loaded here, once per process that cleans.
 
     Module-level and built from picklable arguments, so that the guard's child can build it.
     """
     release_large_blocks()  # in the process that parses: see transforms.memory
-    extractor = extractor_factory(mode=mode)
-    return functools.partial(clean_record, extractor=extractor, max_decoded_bytes=max_decoded_bytes)
+    formats = {} if output_format == "text" else {"output_format": output_format}
+    extractor = extractor_factory(mode=mode, **formats)
+    language.load_model()
+    return functools.partial(
+        clean_record,
+        extractor=extractor,
+        max_decoded_bytes=max_decoded_bytes,
+        languages=languages,
+        min_language_score=min_language_score,
+    )

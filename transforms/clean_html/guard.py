@@ -90,7 +90,12 @@ def _preload_modules() -> list[str]:
     """
     main = sys.modules.get("__main__")
     name = getattr(getattr(main, "__spec__", None), "name", None)
-    return ["transforms.clean_html.preload", name or "__main__", "transforms.clean_html.cleaner"]
+    return [
+        "transforms.clean_html.preload",
+        name or "__main__",
+        "transforms.clean_html.cleaner",
+        "transforms.language",
+    ]
 
 
 def _death_text(exitcode: int | None) -> str:

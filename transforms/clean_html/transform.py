@@ -60,12 +60,14 @@ class _CleanHtmlFn(beam.DoFn):
         guard: str,
         timeout_s: float,
         extractor_factory: Callable[..., Any],
+        cleaner_options: dict[str, Any],
     ):
         self._make_cleaner = functools.partial(
             build_cleaner,
             mode=mode,
             max_decoded_bytes=max_decoded_bytes,
             extractor_factory=extractor_factory,
+            **cleaner_options,
         )
         self._guard = guard
         self._timeout_s = timeout_s
@@ -133,14 +135,24 @@ class CleanHtml(beam.PTransform):
         guard: str = "process",
         timeout_s: float = DEFAULT_TIMEOUT_S,
         extractor_factory: Callable[..., Any] = Extractor,
+        output_format: str = "text",
+        languages: frozenset[str] | None = None,
+        min_language_score: float = 0.0,
     ):
         """``guard`` is ``"process"`` (crash and hang guard, the default) or ``"none"``;
         ``timeout_s`` is the per-document limit under the guard; ``extractor_factory`` is
-        called as ``extractor_factory(mode=mode)`` in each worker (tests pass fakes)."""
+        called as ``extractor_factory(mode=mode)`` in each worker (tests pass fakes).
+        ``output_format`` is ``"text"`` or ``"markdown"``; ``languages`` and
+        ``min_language_score`` filter rows by language (see ``build_cleaner``)."""
         super().__init__()
         if guard not in GUARDS:
             raise ValueError(f"guard must be one of {GUARDS}, not {guard!r}")
-        self._fn_args = (mode, max_decoded_bytes, guard, timeout_s, extractor_factory)
+        options = {
+            "output_format": output_format,
+            "languages": languages,
+            "min_language_score": min_language_score,
+        }
+        self._fn_args = (mode, max_decoded_bytes, guard, timeout_s, extractor_factory, options)
 
     def expand(self, records):
         return records | "CleanRecords" >> beam.ParDo(_CleanHtmlFn(*self._fn_args)).with_outputs(

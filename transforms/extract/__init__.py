@@ -4,6 +4,6 @@
 page.html`` runs it from the command line.
 """
 
-from transforms.extract.extractor import MODES, Extracted, Extractor, extract
+from transforms.extract.extractor import FORMATS, MODES, Extracted, Extractor, extract
 
-__all__ = ["MODES", "Extracted", "Extractor", "extract"]
+__all__ = ["FORMATS", "MODES", "Extracted", "Extractor", "extract"]

@@ -5,16 +5,19 @@ Usage without Beam::
     from transforms.extract import extract
     result = extract(html_bytes_or_str, url, mode="main")   # or mode="full"
     result.title, result.text, result.truncated
+    extract(html, url, format="markdown").text              # the text as Markdown
 
-and from the command line: ``python -m transforms.extract page.html [--mode full]``.
+and from the command line: ``python -m transforms.extract page.html [--mode full]
+[--format markdown]``.
 
 ``Extractor`` holds the settings and is built once per Beam worker (``DoFn.setup``); calling it
 is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
 work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 
 Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
-content is), ``extract_layout`` (text with block structure), ``extract_title`` (the
-headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
+content is), ``extract_layout`` (text with block structure), ``extract_markdown`` (the same
+as Markdown), ``extract_title`` (the headline), ``extract_tree`` (sizes, parent-chain memo,
+work caps).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from selectolax.lexbor import LexborHTMLParser
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
+from transforms.extract.markdown import markdown, strip_title_line
 from transforms.extract.scoring import (
     LinkStats,
     choose_root,
@@ -41,6 +45,7 @@ from transforms.extract.title import find_title, read_head
 from transforms.extract.tree import TooComplex, size
 
 MODES = ("main", "full")
+FORMATS = ("text", "markdown")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
 
@@ -57,25 +62,50 @@ class Extracted:
     language: str = ""  # <html lang>, as written
 
 
-def drop_leading_title(text: str, title: str) -> str:
-    """The headline is the title; do not repeat it as the first line of the text."""
+def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
+    """The headline is the title; do not repeat it as the first line of the text (in Markdown,
+    the first line read as plain text)."""
     first, sep, rest = text.partition("\n")
+    if output_format == "markdown":
+        first = strip_title_line(first)
     if title and first.strip() == title:
         return rest.lstrip("\n")
     return text
 
 
 class Extractor:
-    """A configured extractor; call it with ``(html, url)`` to get an ``Extracted``."""
+    """A configured extractor; call it with ``(html, url)`` to get an ``Extracted``.
+
+    ``output_format="markdown"`` writes the text as Markdown (``transforms.extract.markdown``),
+    with links as ``[text](url)`` when ``links`` is true; ``"text"`` is the plain layout.
+    """
 
     def __init__(
-        self, mode: str = "main", max_html_chars: int = MAX_HTML_CHARS, max_nodes: int = MAX_NODES
+        self,
+        mode: str = "main",
+        max_html_chars: int = MAX_HTML_CHARS,
+        max_nodes: int = MAX_NODES,
+        output_format: str = "text",
+        links: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        if output_format not in FORMATS:
+            raise ValueError(f"output_format must be one of {FORMATS}, not {output_format!r}")
         self.mode = mode
         self.max_html_chars = max_html_chars
         self.max_nodes = max_nodes
+        self.output_format = output_format
+        self.links = links
+
+    def _render(self, root, url: str | None) -> str:
+        """The text of ``root``'s subtree in the configured format (mutates it)."""
+        if self.output_format == "markdown":
+            try:
+                return markdown(root, url, self.links)
+            except RecursionError:  # deeper than Python's stack: the plain layout
+                pass
+        return layout(root)
 
     def _bounded(self, html: bytes | str, utf8: bytes | None = None) -> tuple[bytes, bool]:
         """The UTF-8 bytes to parse, within the caps, and whether a cap cut them.
@@ -117,7 +147,7 @@ class Extractor:
             return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
         trees = [tree]
         try:
-            body_text = self._extract(trees, source, h1s)
+            body_text = self._extract(trees, source, h1s, url)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -126,10 +156,12 @@ class Extractor:
             truncated = True
         title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
-            body_text = drop_leading_title(body_text, title)
+            body_text = drop_leading_title(body_text, title, self.output_format)
         return Extracted(title, body_text, truncated, language)
 
-    def _extract(self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]) -> str:
+    def _extract(
+        self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str], url: str | None
+    ) -> str:
         """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
         a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
@@ -150,29 +182,46 @@ class Extractor:
             marked = marked_article_body(body, links) if has_marked else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
-        return layout(root)
+        return self._render(root, url)
 
 
-_DEFAULT = {mode: Extractor(mode) for mode in MODES}
+_DEFAULT = {
+    (mode, output_format, links): Extractor(mode, output_format=output_format, links=links)
+    for mode in MODES
+    for output_format in FORMATS
+    for links in (False, True)
+}
 
 
-def extract(html: bytes | str, url: str | None = None, *, mode: str = "main") -> Extracted:
+def extract(
+    html: bytes | str,
+    url: str | None = None,
+    *,
+    mode: str = "main",
+    format: str = "text",  # noqa: A002 -- the name users expect, as --format
+    links: bool = False,
+) -> Extracted:
     """Extract the title and the main content (``mode="main"``) or all visible text
     (``mode="full"``) of an HTML page given as str, or as bytes decoded by
-    ``transforms.decode.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else detected)."""
-    if mode not in _DEFAULT:
+    ``transforms.decode.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else detected).
+    ``format="markdown"`` gives the text as Markdown, with links as ``[text](url)`` if ``links``."""
+    if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    return _DEFAULT[mode](html, url)
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+    return _DEFAULT[mode, format, links](html, url)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Extract the title and text of an HTML file.")
     parser.add_argument("path", help="an HTML file, or - for stdin")
     parser.add_argument("--mode", choices=MODES, default="main")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--links", action="store_true", help="Markdown links as [text](url)")
     parser.add_argument("--url", default=None)
     args = parser.parse_args(argv)
     data = sys.stdin.buffer.read() if args.path == "-" else Path(args.path).read_bytes()
-    result = extract(data, args.url, mode=args.mode)
+    result = extract(data, args.url, mode=args.mode, format=args.format, links=args.links)
     print(result.title)
     print()
     print(result.text)

@@ -28,6 +28,7 @@ from transforms.read.formats import (
     sniff_format,
 )
 from transforms.read.iterators import iter_arc, iter_tar, iter_warc
+from transforms.read.lists import stat_listed
 from transforms.read.ranges import (
     DEFAULT_SPLIT_BYTES,
     FileRange,
@@ -145,22 +146,33 @@ class ReadArchives(beam.PTransform):
 
     Returns ``ReadOutputs``: ``.records`` is the ``ArchiveRecord``s, ``.files`` the
     ``FileStats`` of each file. Files over ``split_bytes`` are read in ranges by several workers
-    (see ``transforms.read.ranges``; 0 reads every file whole).
+    (see ``transforms.read.ranges``; 0 reads every file whole). ``listed`` are paths read as
+    well, not matched as patterns: one that does not exist is an ``unreadable_file`` reject
+    (see ``transforms.read.lists``).
     """
 
     def __init__(
         self,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
         split_bytes: int = DEFAULT_SPLIT_BYTES,
+        listed: list[str] | tuple[str, ...] = (),
     ):
         super().__init__()
         self._max_record_bytes = max_record_bytes
         self._split_bytes = split_bytes
+        self._listed = list(listed)
 
     def expand(self, patterns):
+        matched = patterns | "MatchFiles" >> fileio.MatchAll()
+        if self._listed:
+            listed = (
+                patterns.pipeline
+                | "ListedPaths" >> beam.Create(self._listed)
+                | "StatListed" >> beam.Map(stat_listed)
+            )
+            matched = (matched, listed) | "MatchedAndListed" >> beam.Flatten()
         read = (
-            patterns
-            | "MatchFiles" >> fileio.MatchAll()
+            matched
             | "Paths" >> beam.FlatMap(plan_reads, self._split_bytes)
             | "SpreadFiles" >> beam.Reshuffle()
             | "ReadRecords"

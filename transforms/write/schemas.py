@@ -30,6 +30,9 @@ ROW_SCHEMA = pa.schema(
         pa.field("charset_source", pa.string()),
         pa.field("html_bytes", pa.int64()),
         pa.field("truncated", pa.bool_()),
+        pa.field("language", pa.string()),  # transforms.language: the model's code
+        pa.field("language_score", pa.float32()),
+        pa.field("comments", pa.string()),  # a comment thread apart from the text; "" if none
     ]
 )
 

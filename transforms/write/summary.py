@@ -3,7 +3,8 @@
 ``Summarize`` folds rows, rejects, skipped records and per-file stats into one dict; the
 ``WriteSummary`` step writes it as ``_SUMMARY.json`` only after the Parquet shards are final, so
 a summary on disk means the run finished. Its top level holds the identity users check:
-``documents == rows + rejects``.
+``documents == rows + rejects``; ``rows_by_language`` splits the rows by their ``language``
+column (most first).
 """
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ def _new_file_entry() -> dict[str, Any]:
 
 
 class _SummaryFn(beam.CombineFn):
-    """Accumulator: (rows, rejects by reason, skipped by type, per-file entries)."""
+    """Accumulator: (rows, rejects by reason, skipped by type, per-file entries, rows by
+    language)."""
 
     def create_accumulator(self):
-        return Counter(), Counter(), {}
+        return Counter(), Counter(), {}, Counter()
 
     def add_input(self, acc, event):
-        outcomes, skipped, files = acc
+        outcomes, skipped, files, languages = acc
         if isinstance(event, FileStats):
             entry = files.setdefault(event.source_file, _new_file_entry())
             entry.update(
@@ -56,6 +58,9 @@ class _SummaryFn(beam.CombineFn):
             )
             return acc
         kind, source_file, name = event
+        if kind == "language":  # a row's language; the row itself is counted by its "row" event
+            languages[name] += 1
+            return acc
         entry = files.setdefault(source_file, _new_file_entry())
         if kind == "skipped":
             skipped[name] += 1
@@ -66,10 +71,11 @@ class _SummaryFn(beam.CombineFn):
         return acc
 
     def merge_accumulators(self, accumulators):
-        outcomes, skipped, files = self.create_accumulator()
-        for acc_outcomes, acc_skipped, acc_files in accumulators:
+        outcomes, skipped, files, languages = self.create_accumulator()
+        for acc_outcomes, acc_skipped, acc_files, acc_languages in accumulators:
             outcomes.update(acc_outcomes)
             skipped.update(acc_skipped)
+            languages.update(acc_languages)
             for path, entry in acc_files.items():
                 merged = files.setdefault(path, _new_file_entry())
                 for key in ("rows", "rejects", "skipped"):
@@ -84,10 +90,10 @@ class _SummaryFn(beam.CombineFn):
                         "error",
                     ):
                         merged[key] = entry[key]
-        return outcomes, skipped, files
+        return outcomes, skipped, files, languages
 
     def extract_output(self, acc):
-        outcomes, skipped, files = acc
+        outcomes, skipped, files, languages = acc
         rows = outcomes.pop("row", 0)
         rejects_by_reason = dict(sorted(outcomes.items()))
         rejects = sum(rejects_by_reason.values())
@@ -98,6 +104,8 @@ class _SummaryFn(beam.CombineFn):
             "skipped": sum(skipped.values()),
             "rejects_by_reason": rejects_by_reason,
             "skipped_by_type": dict(sorted(skipped.items())),
+            # most rows first, ties by code: the same order whatever the runner
+            "rows_by_language": dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
             "files": {
                 "count": len(files),
                 "damaged": sum(1 for entry in files.values() if entry["damaged"]),
@@ -113,6 +121,9 @@ class Summarize(beam.PTransform):
         rows, rejects, skipped, files = pcolls
         events = (
             rows | "RowEvents" >> beam.Map(lambda row: ("row", row["source_file"], "row")),
+            rows
+            | "LanguageEvents"
+            >> beam.Map(lambda row: ("language", row["source_file"], row.get("language") or "")),
             rejects
             | "RejectEvents" >> beam.Map(lambda rej: ("reject", rej["source_file"], rej["reason"])),
             skipped | "SkipEvents" >> beam.MapTuple(lambda path, kind: ("skipped", path, kind)),
@@ -160,6 +171,10 @@ def check_summary(summary: dict[str, Any]) -> list[str]:
         problems.append("rejects != sum(rejects_by_reason)")
     if summary["skipped"] != sum(summary["skipped_by_type"].values()):
         problems.append("skipped != sum(skipped_by_type)")
+    if "rows_by_language" in summary and summary["rows"] != sum(
+        summary["rows_by_language"].values()
+    ):
+        problems.append("rows != sum(rows_by_language)")
     per_file = summary["files"]["per_file"]
     for key in ("rows", "rejects", "skipped"):
         if sum(entry[key] for entry in per_file) != summary[key]:
