@@ -3,7 +3,8 @@
 Reads ../shared/corpus (aeb and wcxb-dev; see its README) and prints one table: for each
 extractor F1/P/R per set, F1 per wcxb page type, title word-F1, pages/s on wcxb-dev (one core,
 extraction calls only) and peak memory; then the ten pages where this extractor loses most
-against the best peer, and a memory-growth check (RSS after 1k vs 10k extractions).
+against the best peer, and a memory-growth check (RSS after 1k vs 10k extractions); then the
+language and Markdown reports of ``benchmarks/columns_eval.py``.
 
 Each extractor runs in its own subprocess so that peak memory is its own; pages/s is the best
 of four runs taken in turns (this, seed, resiliparse, parse-only, this, ...), since the speed of
@@ -27,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.columns_eval import print_columns_report  # noqa: E402
 from benchmarks.metrics import aeb_page, aeb_score, macro_mean, word_prf  # noqa: E402
 
 CORPUS = Path(os.environ.get("CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -337,6 +339,7 @@ def main() -> int:
             f"\nmemory: RSS {r1:.0f} MB after {n1} extractions, {r2:.0f} MB after {n2} "
             f"({r2 - r1:+.0f} MB)"
         )
+    print_columns_report(sets)  # the language and Markdown columns (benchmarks/columns_eval.py)
     return 0
 
 

@@ -34,7 +34,7 @@ __all__ = [
     "parse_languages",
 ]
 
-SAMPLE_CHARS = 600
+SAMPLE_CHARS = 300
 UNDETERMINED = "und"  # the ISO 639 code for "undetermined": no text to classify
 MODEL_LICENSE = "CC BY-SA 3.0"
 _LABEL = "__label__"
