@@ -34,8 +34,8 @@ __all__ = [
     "parse_languages",
 ]
 
-SAMPLE_CHARS = 300
-UNDETERMINED = "und"  # the ISO 639 code for "undetermined": no text to classify
+SAMPLE_CHARS = 200
+UNDETERMINED = "und"  # the ISO 639 code for "undetermined": no letter to classify
 MODEL_LICENSE = "CC BY-SA 3.0"
 _LABEL = "__label__"
 
@@ -62,16 +62,23 @@ def load_model():
 
 
 def sample(title: str, text: str, sample_chars: int = SAMPLE_CHARS) -> str:
-    """The text classified: the title and the start of the text, whitespace collapsed."""
-    return " ".join(f"{title}\n{text[:sample_chars]}".split())
+    """The text classified: the title and the start of the text, whitespace collapsed.
+
+    NUL would end the text early in fastText's C++: it becomes a replacement character."""
+    return " ".join(f"{title}\n{text[:sample_chars]}".split()).replace("\x00", "\ufffd")
 
 
 def identify(title: str, text: str, sample_chars: int = SAMPLE_CHARS) -> Language:
-    """The language of a page from its title and text (``und``, 0.0 when there is no text)."""
+    """The language of a page from its title and text: ``und`` with 0.0 when they have no
+    letter (fastText would still name a language, with a low score)."""
     line = sample(title, text, sample_chars)
-    if not line:
+    if not any(map(str.isalpha, line)):
         return Language(UNDETERMINED, 0.0)
-    labels, scores = load_model().predict(line, k=1)
+    try:
+        labels, scores = load_model().predict(line, k=1)
+    except TypeError:  # a lone surrogate: not encodable, so not passed to C++ (rare)
+        line = line.encode("utf-8", "replace").decode("utf-8")
+        labels, scores = load_model().predict(line, k=1)
     # fastText's softmax can overshoot 1 by a few 1e-5
     return Language(labels[0].removeprefix(_LABEL), min(float(scores[0]), 1.0))
 

@@ -1,3 +1,5 @@
+from types import SimpleNamespace
+
 import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
@@ -130,3 +132,65 @@ def test_clean_html_routes_every_record_and_counts_outcomes():
         d.key.metric.name: d.committed for d in result.metrics().query()["distributions"]
     }
     assert distributions["html_bytes"].count == 2 and distributions["text_chars"].min > 0
+
+
+GERMAN = page(
+    "Fischotter kehren an den Fluss zurück",
+    "Zum ersten Mal seit Jahren wurden Fischotter in der Nähe der alten Mühle gesehen.",
+)
+
+
+def test_every_row_has_its_language_and_no_comments_by_default(extractor):
+    _, row = clean_record(response(), extractor)
+    assert row["language"] == "en" and 0.5 < row["language_score"] <= 1.0
+    assert row["comments"] == ""
+    _, row = clean_record(response(GERMAN.encode()), extractor)
+    assert row["language"] == "de"
+
+
+def test_language_filter_rejects_other_languages_and_low_scores(extractor):
+    german = response(GERMAN.encode())
+    outcome, reject = clean_record(german, extractor, languages=frozenset({"en", "fr"}))
+    assert outcome == "reject" and reject["reason"] == reasons.LANGUAGE
+    assert reject["detail"].startswith("de 0.") or reject["detail"] == "de 1.00"
+    assert clean_record(german, extractor, languages=frozenset({"de"}))[0] == "row"
+    outcome, reject = clean_record(german, extractor, min_language_score=1.01)
+    assert outcome == "reject" and reject["reason"] == reasons.LANGUAGE
+    assert reject["detail"].startswith("und ") and reject["detail"].endswith("(de)")
+    # no flags: nothing filtered
+    assert clean_record(german, extractor)[0] == "row"
+
+
+class _CommentsExtractor(Extractor):
+    """An extractor that gives a comment thread apart, as ``Extracted.comments``."""
+
+    def __call__(self, html, url=None, *, utf8=None):
+        result = super().__call__(html, url, utf8=utf8)
+        return SimpleNamespace(
+            title=result.title, text=result.text, truncated=result.truncated, comments="Nice!"
+        )
+
+
+def test_comments_column_takes_the_extractors_comments_when_it_has_them():
+    _, row = clean_record(response(), _CommentsExtractor())
+    assert row["comments"] == "Nice!" and "Otters were seen" in row["text"]
+
+
+def test_build_cleaner_passes_the_format_only_to_extractors_that_need_it():
+    from transforms.clean_html import build_cleaner
+
+    seen = []
+
+    def factory(**kwargs):
+        seen.append(kwargs)
+        return Extractor(**kwargs)
+
+    build_cleaner(extractor_factory=factory)
+    build_cleaner(extractor_factory=factory, output_format="markdown")
+    assert seen == [{"mode": "main"}, {"mode": "main", "output_format": "markdown"}]
+    html = page("Lists", "Intro.").replace(
+        "</article>", "<ul><li>one</li><li>two</li></ul></article>"
+    )
+    cleaner = build_cleaner(output_format="markdown")
+    _, row = cleaner(response(html.encode()))
+    assert "- one\n- two" in row["text"]

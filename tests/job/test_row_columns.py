@@ -1,0 +1,147 @@
+"""The row's language, comments and Markdown columns, the language filter and the summary's
+language split, and Common Crawl style path lists, through the whole job."""
+
+import gzip
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from beam_jobs.clean_html import format_summary
+from tests.builders import WarcEntry, http_response, page, write_warc
+from tests.conftest import run_job
+from transforms import reasons
+from transforms.write import ROW_SCHEMA
+
+PAGES = {
+    "https://a.example/bees": page(
+        "Bees in the city",
+        "Urban beekeeping has doubled in five years, and hives now sit on many roofs.",
+        "<ul><li>Honey from the roofs</li><li>Pollination of parks</li></ul>",
+    ),
+    "https://a.example/otters": page(
+        "Otters return",
+        "Otters were seen near the old mill for the first time in twenty years.",
+    ),
+    "https://b.example/bienen": page(
+        "Bienen in der Stadt",
+        "Die Stadtimkerei hat sich in fünf Jahren verdoppelt, und auf vielen Dächern stehen "
+        "heute Bienenstöcke.",
+    ),
+}
+
+
+def write_crawl(folder: Path, name: str, urls: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = [WarcEntry("response", url, http_response(PAGES[url].encode())) for url in urls]
+    return write_warc(folder / name, entries)
+
+
+def test_rows_have_language_and_comments_readable_by_pyarrow_pandas_and_duckdb(tmp_path):
+    write_crawl(tmp_path / "crawl", "one.warc.gz", list(PAGES))
+    out = tmp_path / "out"
+    rows, _, summary = run_job(
+        ["--input", str(tmp_path / "crawl" / "*.warc.gz"), "--output", str(out)]
+    )
+    assert {row["url"]: row["language"] for row in rows} == {
+        "https://a.example/bees": "en",
+        "https://a.example/otters": "en",
+        "https://b.example/bienen": "de",
+    }
+    assert all(0.5 < row["language_score"] <= 1.0 and row["comments"] == "" for row in rows)
+    assert summary["rows_by_language"] == {"en": 2, "de": 1}
+    assert "languages: en 2, de 1" in format_summary(summary)
+
+    table = pq.read_table(out / "data")
+    assert table.schema.equals(ROW_SCHEMA, check_metadata=False)
+    assert table.schema.field("language_score").type == pa.float32()
+    frame = pd.read_parquet(out / "data")
+    assert str(frame["language_score"].dtype) == "float32"
+    assert sorted(frame["language"]) == ["de", "en", "en"]
+    counts = duckdb.sql(
+        f"select language, count(*), min(language_score) > 0.5, max(length(comments)) "
+        f"from read_parquet('{out}/data/*.parquet') group by language order by language"
+    ).fetchall()
+    assert counts == [("de", 1, True, 0), ("en", 2, True, 0)]
+
+
+def test_languages_flag_keeps_only_those_and_rejects_the_others(tmp_path):
+    write_crawl(tmp_path / "crawl", "one.warc.gz", list(PAGES))
+    out = tmp_path / "out"
+    args = ["--input", str(tmp_path / "crawl" / "*.warc.gz"), "--output", str(out)]
+    rows, rejects, summary = run_job([*args, "--languages", "de", "--max_reject_ratio", "1"])
+    assert [row["url"] for row in rows] == ["https://b.example/bienen"]
+    assert sorted(rej["url"] for rej in rejects) == [
+        "https://a.example/bees",
+        "https://a.example/otters",
+    ]
+    assert {rej["reason"] for rej in rejects} == {reasons.LANGUAGE}
+    assert all(rej["detail"].startswith("en ") for rej in rejects)
+    assert summary["rejects_by_reason"] == {reasons.LANGUAGE: 2}
+    assert summary["rows_by_language"] == {"de": 1}
+
+
+def test_format_markdown_writes_markdown_text(tmp_path):
+    write_crawl(tmp_path / "crawl", "one.warc.gz", ["https://a.example/bees"])
+    out = tmp_path / "out"
+    args = ["--input", str(tmp_path / "crawl" / "*.warc.gz"), "--output", str(out)]
+    (row,), _, _ = run_job([*args, "--format", "markdown"])
+    assert "- Honey from the roofs\n- Pollination of parks" in row["text"]
+
+
+def test_input_lists_with_a_prefix_duplicates_and_a_missing_path(tmp_path):
+    mirror = tmp_path / "mirror"
+    write_crawl(mirror / "crawl-data" / "seg1", "a.warc.gz", ["https://a.example/bees"])
+    write_crawl(mirror / "crawl-data" / "seg2", "b.warc.gz", ["https://b.example/bienen"])
+    other = write_crawl(tmp_path / "other", "c.warc.gz", ["https://a.example/otters"])
+    listed = tmp_path / "warc.paths.gz"
+    listed.write_bytes(
+        gzip.compress(
+            b"crawl-data/seg1/a.warc.gz\n"
+            b"crawl-data/seg2/b.warc.gz\n"
+            b"\n"
+            b"crawl-data/seg1/a.warc.gz\n"  # listed twice: read once
+            b"crawl-data/seg3/missing.warc.gz\n"
+        )
+    )
+    plain = tmp_path / "more.paths"
+    plain.write_text(f"# a comment\n{other}\ncrawl-data/seg2/b.warc.gz\n")
+    out = tmp_path / "out"
+    rows, rejects, summary = run_job(
+        [
+            "--input_list", str(listed),
+            "--input_list", str(plain),
+            "--input_prefix", str(mirror) + "/",
+            "--output", str(out),
+        ]
+    )  # fmt: skip
+    assert sorted(row["url"] for row in rows) == [
+        "https://a.example/bees",
+        "https://a.example/otters",
+        "https://b.example/bienen",
+    ]
+    missing = str(mirror / "crawl-data" / "seg3" / "missing.warc.gz")
+    assert [(rej["source_file"], rej["reason"]) for rej in rejects] == [
+        (missing, reasons.UNREADABLE_FILE)
+    ]
+    assert summary["files"]["count"] == 4
+
+
+def test_input_list_goes_with_input_patterns(tmp_path):
+    write_crawl(tmp_path / "crawl", "one.warc.gz", ["https://a.example/bees"])
+    other = write_crawl(tmp_path / "other", "two.warc.gz", ["https://a.example/otters"])
+    listed = tmp_path / "list.txt"
+    listed.write_text(f"{other}\n")
+    rows, _, _ = run_job(
+        [
+            "--input", str(tmp_path / "crawl" / "*.warc.gz"),
+            "--input_list", str(listed),
+            "--output", str(tmp_path / "out"),
+        ]
+    )  # fmt: skip
+    assert sorted(row["url"] for row in rows) == [
+        "https://a.example/bees",
+        "https://a.example/otters",
+    ]
