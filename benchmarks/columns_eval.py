@@ -1,6 +1,7 @@
 """The row's extra columns in ``make eval``: language identification and Markdown output.
 
     python -m benchmarks.columns_eval            # both reports (also run by benchmarks/quality.py)
+    python -m benchmarks.columns_eval --clean-cost   # language ID's share of clean_record's CPU
 
 Language (``transforms.language``): accuracy of the ``language`` column against the labelled
 pages of ../shared/corpus (the ``lang`` field of readability/ and newspaper4k/; aeb and
@@ -184,6 +185,47 @@ def markdown_report(sets: dict) -> None:
         print(f"| {fmt} | " + " | ".join(cells) + f" | {seconds[fmt] / n_pages * 1e3:.2f} |")
 
 
+def clean_cost_report(sets: dict, rounds: int = 3) -> None:
+    """CPU per page of the job's cleaning step (``clean_record``: HTTP and charset decoding,
+    extraction, repair, language) over wcxb-dev as HTTP responses, with the language
+    identified and with it replaced by a constant, in turns in this process (best of
+    ``rounds`` each): what language identification adds to the job's per-page work."""
+    import contextlib
+    from unittest import mock
+
+    from transforms.clean_html import cleaner
+    from transforms.records import ArchiveRecord
+
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+    records = [
+        ArchiveRecord("wcxb", page_id, "response", 0, url=page["url"], is_http=True,
+                      payload=head + gzip.decompress(page["gz"]))
+        for page_id, page in sets["wcxb"].items()
+    ]  # fmt: skip
+    extractor = Extractor()
+    language.load_model()
+    constant = language.Language("en", 1.0)
+    best = {"with language": float("inf"), "without": float("inf")}
+    for _ in range(rounds):
+        for name in best:
+            with (
+                mock.patch.object(cleaner.language, "identify", lambda *a, **k: constant)
+                if name == "without"
+                else contextlib.nullcontext()
+            ):
+                start = time.process_time()
+                for record in records:
+                    cleaner.clean_record(record, extractor)
+                best[name] = min(best[name], time.process_time() - start)
+    per_page = {name: s / len(records) * 1e3 for name, s in best.items()}
+    added = per_page["with language"] - per_page["without"]
+    print(
+        f"\nclean_record CPU per wcxb-dev page, best of {rounds} in turns: with language "
+        f"{per_page['with language']:.2f} ms, without {per_page['without']:.2f} ms "
+        f"(+{added:.3f} ms, {100 * added / per_page['without']:.1f}%)"
+    )
+
+
 def print_columns_report(sets: dict) -> None:
     language_report(sets)
     markdown_report(sets)
@@ -195,7 +237,10 @@ def main() -> int:
     if not (CORPUS / "aeb").is_dir() or not (CORPUS / "readability").is_dir():
         print(f"benchmark skipped: corpus not found at {CORPUS}")
         return 0
-    print_columns_report(load_corpus())
+    if "--clean-cost" in sys.argv[1:]:
+        clean_cost_report(load_corpus())
+    else:
+        print_columns_report(load_corpus())
     return 0
 
 

@@ -219,7 +219,7 @@ class _Renderer:
                 self.inline.append(_code_span(text))
         elif tag_id == _A and self.links:
             self.link(node)
-        elif tag_id != _TEXT:
+        else:  # an inline element (or a comment, which has no children)
             self.children(node)
 
     def heading(self, node: LexborNode, level: int) -> None:
