@@ -8,10 +8,13 @@ Markdown read back must be the words of the text format.
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
 
 from transforms.extract import Extractor, extract
+from transforms.extract.layout import layout
 from transforms.extract.markdown import markdown
 
 PARSER = MarkdownIt("commonmark").enable("table")
@@ -283,3 +286,28 @@ def test_command_line_prints_markdown(tmp_path, capsys):
     assert main([str(path), "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Baking bread at home\n\n") and "## Ingredients" in out
+
+
+MD_TAGS = ["p", "div", "span", "ul", "ol", "li", "table", "thead", "tr", "td", "th", "pre",
+           "code", "blockquote", "h2", "h4", "br", "hr", "em", "dl", "dt", "dd", "a"]  # fmt: skip
+MD_TEXT = st.lists(
+    st.sampled_from(list("ab xyz 12 \n\t#*_-+=>|`[]()!\\&;<~.éж中") + ["&amp;", "&lt;", "copy;"]),
+    max_size=12,
+).map("".join)
+md_fragments = st.lists(
+    st.one_of(
+        st.sampled_from([f"<{t}>" for t in MD_TAGS] + [f"</{t}>" for t in MD_TAGS]),
+        MD_TEXT,
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(md_fragments)
+def test_random_markup_gives_markdown_with_the_words_of_the_text_layout(fragment):
+    """Whatever the nesting and whatever Markdown characters the text holds, the Markdown read
+    back by a CommonMark parser has the words, in order, of the text layout."""
+    html = f"<html><body>{fragment}</body></html>"
+    md = markdown(LexborHTMLParser(html).body)
+    assert words(plain(md)) == words(layout(LexborHTMLParser(html).body))
