@@ -95,6 +95,11 @@ class CleanHtmlOptions(PipelineOptions):
             "headings, lists, tables, code blocks and quotes as Markdown.",
         )
         parser.add_argument(
+            "--markdown_links",
+            action="store_true",
+            help="With --format markdown, write links as [text](url) instead of their text.",
+        )
+        parser.add_argument(
             "--languages",
             default=None,
             help="Keep only rows in these languages (comma-separated codes of the language "
@@ -184,6 +189,7 @@ def build_pipeline(
         timeout_s=options.extract_timeout_s,
         extractor_factory=extractor_factory,
         output_format=options.format,
+        markdown_links=options.markdown_links,
         languages=parse_languages(options.languages),
         min_language_score=options.min_language_score,
     )

@@ -179,7 +179,7 @@ def markdown_report(sets: dict) -> None:
             word_prf(sets["wcxb"][i]["text"], by_set["wcxb"][i]) for i in sets["wcxb"]
         )
         cells = [
-            f"{x:.3f}"
+            f"{x:.4f}"
             for x in (aeb.f1, aeb.precision, aeb.recall, wcxb.f1, wcxb.precision, wcxb.recall)
         ]
         print(f"| {fmt} | " + " | ".join(cells) + f" | {seconds[fmt] / n_pages * 1e3:.2f} |")

@@ -187,7 +187,12 @@ def test_build_cleaner_passes_the_format_only_to_extractors_that_need_it():
 
     build_cleaner(extractor_factory=factory)
     build_cleaner(extractor_factory=factory, output_format="markdown")
-    assert seen == [{"mode": "main"}, {"mode": "main", "output_format": "markdown"}]
+    build_cleaner(extractor_factory=factory, output_format="markdown", markdown_links=True)
+    assert seen == [
+        {"mode": "main"},
+        {"mode": "main", "output_format": "markdown"},
+        {"mode": "main", "output_format": "markdown", "links": True},
+    ]
     html = page("Lists", "Intro.").replace(
         "</article>", "<ul><li>one</li><li>two</li></ul></article>"
     )

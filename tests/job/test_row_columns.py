@@ -19,7 +19,7 @@ PAGES = {
     "https://a.example/bees": page(
         "Bees in the city",
         "Urban beekeeping has doubled in five years, and hives now sit on many roofs.",
-        "<ul><li>Honey from the roofs</li><li>Pollination of parks</li></ul>",
+        "<ul><li><a href='/honey'>Honey from the roofs</a></li><li>Pollination of parks</li></ul>",
     ),
     "https://a.example/otters": page(
         "Otters return",
@@ -89,6 +89,8 @@ def test_format_markdown_writes_markdown_text(tmp_path):
     args = ["--input", str(tmp_path / "crawl" / "*.warc.gz"), "--output", str(out)]
     (row,), _, _ = run_job([*args, "--format", "markdown"])
     assert "- Honey from the roofs\n- Pollination of parks" in row["text"]
+    (row,), _, _ = run_job([*args, "--format", "markdown", "--markdown_links"])
+    assert "- [Honey from the roofs](https://a.example/honey)" in row["text"]
 
 
 def test_input_lists_with_a_prefix_duplicates_and_a_missing_path(tmp_path):

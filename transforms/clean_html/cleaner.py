@@ -115,9 +115,11 @@ def build_cleaner(
     output_format: str = "text",
     languages: frozenset[str] | None = None,
     min_language_score: float = 0.0,
+    markdown_links: bool = False,
 ) -> Cleaner:
     """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``
-    (with ``output_format=...`` too when it is not ``"text"``, so that fakes need not know it).
+    (with ``output_format=...`` and ``links=True`` too when they are not the defaults, so that
+    fakes need not know them).
 
     The extractor is called like an ``Extractor``: ``extractor(html, url, utf8=...)``, with a
     plain UTF-8 page's bytes as ``utf8`` (see ``Extractor.__call__``). The language model is
@@ -126,7 +128,9 @@ def build_cleaner(
     Module-level and built from picklable arguments, so that the guard's child can build it.
     """
     release_large_blocks()  # in the process that parses: see transforms.memory
-    formats = {} if output_format == "text" else {"output_format": output_format}
+    formats: dict[str, Any] = {} if output_format == "text" else {"output_format": output_format}
+    if markdown_links:
+        formats["links"] = True
     extractor = extractor_factory(mode=mode, **formats)
     language.load_model()
     return functools.partial(

@@ -138,17 +138,20 @@ class CleanHtml(beam.PTransform):
         output_format: str = "text",
         languages: frozenset[str] | None = None,
         min_language_score: float = 0.0,
+        markdown_links: bool = False,
     ):
         """``guard`` is ``"process"`` (crash and hang guard, the default) or ``"none"``;
         ``timeout_s`` is the per-document limit under the guard; ``extractor_factory`` is
         called as ``extractor_factory(mode=mode)`` in each worker (tests pass fakes).
-        ``output_format`` is ``"text"`` or ``"markdown"``; ``languages`` and
+        ``output_format`` is ``"text"`` or ``"markdown"`` (``markdown_links``: links as
+        ``[text](url)``); ``languages`` and
         ``min_language_score`` filter rows by language (see ``build_cleaner``)."""
         super().__init__()
         if guard not in GUARDS:
             raise ValueError(f"guard must be one of {GUARDS}, not {guard!r}")
         options = {
             "output_format": output_format,
+            "markdown_links": markdown_links,
             "languages": languages,
             "min_language_score": min_language_score,
         }
