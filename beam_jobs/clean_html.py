@@ -27,14 +27,8 @@ from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
-from transforms.write import (
-    REJECT_SCHEMA,
-    ROW_SCHEMA,
-    SUMMARY_FILE,
-    Summarize,
-    WriteParquetShards,
-    WriteSummary,
-)
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
+from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
 
 _LOG = logging.getLogger("clean_html")
 

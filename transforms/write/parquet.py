@@ -1,7 +1,7 @@
 """Parquet shards with row groups and files sized for readers, written with flat worker memory.
 
 Beam's ``WriteToParquet`` buffers ``row_group_buffer_size`` bytes of rows per bundle and writes
-one file per bundle, however large. ``WriteSizedParquet`` instead:
+one file per bundle, however large. ``WriteParquetShards`` instead:
 
 - turns rows into Arrow record batches of ``BATCH_ROWS`` and writes a row group each time
   ``row_group_bytes`` of Arrow data are buffered, so a worker holds at most one row group;
@@ -36,7 +36,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_ROW_GROUP_BYTES",
     "ShardWriter",
-    "WriteSizedParquet",
+    "WriteParquetShards",
     "final_names",
 ]
 
@@ -245,7 +245,7 @@ class _FinalizeFn(beam.DoFn):
         yield from names
 
 
-class WriteSizedParquet(beam.PTransform):
+class WriteParquetShards(beam.PTransform):
     """Write dicts of ``schema`` to ``<directory>/part-SSSSS-of-NNNNN.parquet``, sized for readers.
 
     The output is the PCollection of final file names, complete once every shard is in place.
