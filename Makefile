@@ -35,7 +35,7 @@ run: venv
 
 # The portable runner against a worker pool on this machine: run `make worker-pool` in another
 # shell first (it serves until stopped). The pool starts each SDK worker as `python` from PATH,
-# hence the venv's bin/ first on PATH.
+# hence the venv's bin/ first on PATH; ARROW_DEFAULT_MEMORY_POOL as in transforms/memory.py.
 worker-pool: venv
 	PATH="$(abspath $(VENV))/bin:$$PATH" ARROW_DEFAULT_MEMORY_POOL=system \
 		$(PY) -m apache_beam.runners.worker.worker_pool_main \

@@ -29,7 +29,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
-from transforms.memory import trim_heap
+from transforms.memory import trim_heap, use_system_arrow_pool
 
 __all__ = [
     "BATCH_ROWS",
@@ -193,10 +193,7 @@ class _WriteFilesFn(beam.DoFn):
         self._row_groups = Metrics.counter(NAMESPACE, "row_groups")
 
     def setup(self) -> None:
-        # Arrow's default pool (mimalloc) keeps freed row-group buffers mapped; the system
-        # allocator gives them back, which keeps the worker's RSS some 10 MB lower. The pool is
-        # process-wide, and the worker's only other Arrow user is this writer.
-        pa.set_memory_pool(pa.system_memory_pool())
+        use_system_arrow_pool()  # freed row groups leave the worker: see transforms.memory
 
     def start_bundle(self) -> None:
         self._writer: ShardWriter | None = None
