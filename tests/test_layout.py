@@ -54,3 +54,36 @@ def test_package_init_only_reexports(package: str) -> None:
 def test_the_guards_preloaded_modules_exist() -> None:
     names = [name for name in _preload_modules() if name != "__main__"]
     assert names and all(importlib.util.find_spec(name) for name in names), names
+
+
+PAGES = {
+    "plain": b"<html><title>T</title><body><article><p>" + b"Plain prose here. " * 20 + b"</p>",
+    "mojibake": "<html><body><p>The caf\u00c3\u00a9 on the corner serves cr\u00c3\u00aapes "
+    "all day long, every day of the week.</p></body></html>".encode(),
+    "deep": b"<html><body>"
+    + b"<div>" * 30_000
+    + b"<p>deep text at the bottom</p>"
+    + b"</div>" * 30_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_extract_is_what_the_job_runs_on_a_page(name: str) -> None:
+    from transforms.clean_html import clean_record
+    from transforms.extract import Extractor, extract
+    from transforms.records import ArchiveRecord
+
+    html = PAGES[name]
+    record = ArchiveRecord("f", "id", "resource", 0, url="https://example.com/", payload=html)
+    kind, row = clean_record(record, Extractor())
+    assert kind == "row", row
+    result = extract(html, "https://example.com/")
+    assert (row["title"], row["text"], row["truncated"]) == (
+        result.title,
+        result.text,
+        result.truncated,
+    )
+    if name == "mojibake":
+        assert "café" in result.text and "crêpes" in result.text
+    if name == "deep":
+        assert result.truncated and "deep text at the bottom" in result.text

@@ -14,8 +14,6 @@ from typing import Any
 from transforms import reasons
 from transforms.decode import DEFAULT_MAX_BYTES, Reject, decode_document
 from transforms.extract import Extractor
-from transforms.extract.limits import cap_nesting
-from transforms.extract.repair import repair_text
 from transforms.memory import release_large_blocks
 from transforms.records import ArchiveRecord
 from transforms.rows import document_row, reject_row
@@ -51,16 +49,16 @@ def clean_record(
     try:
         # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
         # the parser would otherwise encode the decoded text back to those bytes.
-        html, flattened = cap_nesting(decoded.html, utf8=decoded.utf8)
-        extracted = extractor(html, record.url, utf8=None if flattened else decoded.utf8)
-        text = repair_text(extracted.text)
-        title = repair_text(extracted.title)
+        extracted = extractor(decoded.html, record.url, utf8=decoded.utf8)
     except Exception as e:
         return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+    text = extracted.text
     if not text.strip():
         return "reject", reject_row(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
-    truncated = bool(record.truncated or extracted.truncated or flattened)
-    return "row", document_row(record, decoded, title=title, text=text, truncated=truncated)
+    truncated = bool(record.truncated or extracted.truncated)
+    return "row", document_row(
+        record, decoded, title=extracted.title, text=text, truncated=truncated
+    )
 
 
 def build_cleaner(
