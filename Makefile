@@ -89,7 +89,7 @@ clean:
 
 eval: venv
 	$(PY) -c "import trafilatura, resiliparse" 2>/dev/null || $(PY) -m pip install -q -e '.[bench]'
-	$(PY) benchmarks/quality.py
+	$(PY) -m benchmarks.quality
 
 # Throughput and memory benchmark (benchmarks/throughput.py): builds WARC.gz shards from
 # ../shared/corpus under bench/ (cached), then prints the table and writes bench/results.{json,md}
@@ -99,7 +99,7 @@ bench-deps: venv
 		|| $(PY) -m pip install -q -e '.[bench]'
 
 bench: bench-deps
-	$(PY) benchmarks/throughput.py
+	$(PY) -m benchmarks.throughput
 
 bench-big: bench-deps
-	$(PY) benchmarks/throughput.py --big
+	$(PY) -m benchmarks.throughput --big
