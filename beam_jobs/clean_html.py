@@ -29,14 +29,8 @@ from transforms.extract import FORMATS, Extractor
 from transforms.language import parse_languages
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
-from transforms.write import (
-    REJECT_SCHEMA,
-    ROW_SCHEMA,
-    SUMMARY_FILE,
-    Summarize,
-    WriteParquetShards,
-    WriteSummary,
-)
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
+from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
 
 _LOG = logging.getLogger("clean_html")
 

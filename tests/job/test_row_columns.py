@@ -13,7 +13,7 @@ from beam_jobs.clean_html import format_summary
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import run_job
 from transforms import reasons
-from transforms.write import ROW_SCHEMA
+from transforms.rows import ROW_SCHEMA
 
 PAGES = {
     "https://a.example/bees": page(

@@ -16,7 +16,7 @@ from transforms.decode.content_type import parse_content_type, require_html
 from transforms.decode.http import decode_body, parse_response, status_text
 from transforms.decode.reject import Reject
 
-__all__ = ["DEFAULT_MAX_BYTES", "Decoded", "Reject", "decode_document", "is_2xx"]
+__all__ = ["DEFAULT_MAX_BYTES", "Decoded", "decode_document", "is_2xx"]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
