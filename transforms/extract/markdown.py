@@ -224,7 +224,8 @@ class _Renderer:
 
     def heading(self, node: LexborNode, level: int) -> None:
         self.flush()
-        text = _escape_line_start(_escape_inline(flat_text(node)))
+        # A heading's text is not read for block markers ("## 1. Intro" is a heading)
+        text = _escape_inline(flat_text(node))
         if text:
             text = _CLOSING_HASHES.sub(r"\1\\\2\3", text)
             self.blocks.append("#" * level + " " + text)
