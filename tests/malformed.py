@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import random
 import tarfile
 import zlib
@@ -24,7 +25,15 @@ from fastwarc.stream_io import Lz4Writer
 from tests.builders import WarcEntry, http_response, page, write_warc
 from transforms import reasons
 
-__all__ = ["ROW", "Expected", "build_corpus", "good_entries", "html_cases", "http_cases"]
+__all__ = [
+    "ROW",
+    "SHOWN_NAMES",
+    "Expected",
+    "build_corpus",
+    "good_entries",
+    "html_cases",
+    "http_cases",
+]
 
 ROW = "row"
 MIB = 1 << 20
@@ -111,14 +120,21 @@ def raw_warc(records: list[tuple[str, bytes]]) -> bytes:
     return b"".join(members)
 
 
-def _tar(members: dict[str, bytes]) -> bytes:
+def _tar(
+    members: dict[str, bytes], fmt: int = tarfile.USTAR_FORMAT, pax: dict[str, str] | None = None
+) -> bytes:
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+    with tarfile.open(fileobj=buffer, mode="w", format=fmt) as archive:
         for name, data in members.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
+            info.pax_headers = dict(pax or {})
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+# A latin-1 byte as Python shows it in a name read from a UTF-8 file system or a tar header.
+LATIN1_E = os.fsdecode(b"\xe9")
 
 
 # --- archive-level cases: each builds one file and says what it must end as ------------------
@@ -267,6 +283,25 @@ def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def tar_member_name_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """GNU tar on a latin-1 system: the name is read, the byte shown as U+FFFD."""
+    data = _tar({f"caf{LATIN1_E}.html": article("latin-1 name")}, fmt=tarfile.GNU_FORMAT)
+    return data, Expected(outcomes={"caf\ufffd.html": ROW}, documents=1)
+
+
+def tar_pax_url_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    url = f"https://caf{LATIN1_E}.example/page"
+    data = _tar({"page.html": article("pax url")}, fmt=tarfile.PAX_FORMAT, pax={"url": url})
+    return data, Expected(outcomes={"https://caf\ufffd.example/page": ROW}, documents=1)
+
+
+def file_name_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """Its name (``ARCHIVE_CASES`` key) holds a latin-1 byte: ``source_file`` shows U+FFFD."""
+    return _gzip_warc(tmp, "latin1file"), Expected(
+        outcomes=_urls("latin1file", range(3)), documents=3
+    )
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
@@ -286,6 +321,14 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "zstd.warc.zst": zstd_warc,
     "lz4.warc.lz4": lz4_warc,
     "zstd.tar.zst": zstd_tar,
+    "latin1-member-name.tar": tar_member_name_not_utf8,
+    "latin1-pax-url.tar": tar_pax_url_not_utf8,
+    f"caf{LATIN1_E}-name.warc.gz": file_name_not_utf8,
+}
+# The names the summary shows for them (U+FFFD for an undecodable byte).
+SHOWN_NAMES = {
+    name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"): name
+    for name in ARCHIVE_CASES
 }
 
 
@@ -431,13 +474,13 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
 
 
 def build_corpus(directory: Path) -> dict[str, Expected]:
-    """Write the whole malformed corpus into ``directory``; file name -> ``Expected``."""
+    """Write the whole malformed corpus into ``directory``; file name as shown -> ``Expected``."""
     directory.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Expected] = {}
-    for name, build in ARCHIVE_CASES.items():
-        data, outcome = build(directory)
+    for shown, name in SHOWN_NAMES.items():
+        data, outcome = ARCHIVE_CASES[name](directory)
         (directory / name).write_bytes(data)
-        expected[name] = outcome
+        expected[shown] = outcome
     http = http_cases()
     (directory / "http.warc.gz").write_bytes(
         raw_warc([(f"https://http.example/{name}", block) for name, (block, _) in http.items()])

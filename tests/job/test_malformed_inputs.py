@@ -3,16 +3,22 @@ a counted reject or a partial read, never a crash, and the summary accounts for 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
+import pandas
+import pyarrow.parquet as pq
 import pytest
 
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
-from tests.malformed import ARCHIVE_CASES, ROW, build_corpus
+from tests.malformed import ROW, SHOWN_NAMES, build_corpus
 from transforms import reasons
+from transforms.write import SUMMARY_FILE
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +30,41 @@ def corpus_run(tmp_path_factory):
         + ["--max_reject_ratio", "1"]
     )
     return root / "in", expected, rows, rejects, summary
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_every_string_is_valid_utf8_and_every_shard_reads_back_everywhere(corpus_run):
+    """Whatever bytes the names, headers and paths held: strict UTF-8 in the Parquet columns
+    and the summary, and every shard readable by pyarrow (to Python), pandas and DuckDB."""
+    folder, _, rows, rejects, summary = corpus_run
+    out = folder.parent / "out"
+    shards = sorted((out / "data").glob("*.parquet")) + sorted((out / "rejects").glob("*.parquet"))
+    assert shards
+    for shard in shards:
+        table = pq.read_table(shard)
+        as_python = table.to_pylist()
+        assert len(pandas.read_parquet(shard)) == len(as_python)
+        with duckdb.connect() as db:
+            fetched = db.execute("SELECT * FROM read_parquet(?)", [str(shard)]).fetchall()
+        assert len(fetched) == len(as_python)
+        for value in _strings([list(row.values()) for row in as_python]):
+            value.encode("utf-8")
+    raw = (out / SUMMARY_FILE).read_bytes().decode("utf-8")
+    for value in _strings(json.loads(raw)):
+        value.encode("utf-8")
+    shown = {Path(e["source_file"]).name for e in summary["files"]["per_file"]}
+    assert "caf\ufffd-name.warc.gz" in shown
 
 
 def _outcomes(rows, rejects, name: str) -> dict[str, str]:
@@ -42,7 +83,7 @@ def test_every_file_of_the_corpus_is_in_the_summary(corpus_run):
     assert summary["files"]["count"] == len(expected)
 
 
-@pytest.mark.parametrize("name", [*sorted(ARCHIVE_CASES), "http.warc.gz", "html.warc.gz"])
+@pytest.mark.parametrize("name", [*sorted(SHOWN_NAMES), "http.warc.gz", "html.warc.gz"])
 def test_each_file_ends_as_documented(corpus_run, name):
     _, expected, rows, rejects, summary = corpus_run
     entry = next(e for e in summary["files"]["per_file"] if Path(e["source_file"]).name == name)

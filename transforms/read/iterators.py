@@ -21,7 +21,7 @@ from fastwarc.warc import ArchiveIterator as WarcIterator
 from warcio.archiveiterator import ArchiveIterator as ArcIterator
 
 from transforms import reasons
-from transforms.records import ArchiveRecord
+from transforms.records import ArchiveRecord, valid_utf8
 
 __all__ = [
     "ArchiveTruncated",
@@ -169,19 +169,21 @@ def iter_tar(
     """HTML members of a tar (plain, gzip, bzip2 or xz) at any depth; other members are skipped.
 
     The URL is the member's PAX ``url`` header when the archive carries one, else its path.
+    Undecodable bytes in either (``tarfile`` keeps them as lone surrogates) become U+FFFD.
     """
     with tarfile.open(fileobj=stream, mode="r|*") as archive:
         for member in archive:
-            is_html = member.isfile() and member.name.lower().endswith(HTML_SUFFIXES)
+            name = valid_utf8(member.name)
+            is_html = member.isfile() and name.lower().endswith(HTML_SUFFIXES)
             url = next(
                 (member.pax_headers[k] for k in TAR_URL_KEYS if k in member.pax_headers), None
             )
             common = {
                 "source_file": source_file,
-                "record_id": member.name,
+                "record_id": name,
                 "record_type": "tar_member" if is_html else "tar_other",
                 "offset": member.offset,
-                "url": clean_url(url) or member.name,
+                "url": clean_url(valid_utf8(url)) or name,
             }
             if not is_html:
                 yield ArchiveRecord(**common)
@@ -193,7 +195,7 @@ def iter_tar(
                 yield ArchiveRecord(**common, payload=payload, truncated=len(payload) < member.size)
                 if error is not None:
                     raise ArchiveTruncated(
-                        f"file ends inside member {member.name!r} at offset {member.offset}: "
+                        f"file ends inside member {name!r} at offset {member.offset}: "
                         f"{len(payload)} of {member.size} bytes ({error})"
                     )
         _check_tar_end(archive)

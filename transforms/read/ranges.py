@@ -29,7 +29,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.read.formats import HEAD_BYTES, sniff_format
 from transforms.read.iterators import iter_warc
-from transforms.records import ArchiveRecord, FileStats
+from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
 __all__ = [
     "DEFAULT_SPLIT_BYTES",
@@ -97,21 +97,24 @@ def find_record_start(stream: BinaryIO, offset: int, limit: int = MAX_SCAN_BYTES
     return None
 
 
-def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[str | FileRange]:
-    """What to read of one matched file: its path, or ``FileRange``s when it is worth splitting.
+def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[object]:
+    """What to read of one matched file: its ``metadata`` (read it whole), or ``FileRange``s
+    when it is worth splitting.
 
-    ``metadata`` is a Beam ``FileMetadata`` (path and size). Never raises: a file that cannot
-    be opened or sniffed is read whole, and its reader reports the problem.
+    ``metadata`` is a Beam ``FileMetadata`` (path and size). It is passed on rather than its
+    path: Beam pickles it, where a bare str path that holds undecodable bytes (a lone
+    surrogate) would stop its coder. Never raises: a file that cannot be opened or sniffed is
+    read whole, and its reader reports the problem.
     """
     path, size = metadata.path, metadata.size_in_bytes
     if split_bytes <= 0 or size <= split_bytes * 3 // 2:
-        yield path
+        yield metadata
         return
     try:
         with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as stream:
             detected = sniff_format(stream.read(HEAD_BYTES))
             if (detected.container, detected.compression) != ("warc", "gzip"):
-                yield path
+                yield metadata
                 return
             cuts = [0]
             for nominal in range(split_bytes, size - split_bytes // 2, split_bytes):
@@ -122,10 +125,10 @@ def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[str
                     break
                 cuts.append(cut)
     except Exception:  # the reader will open it again and report why it cannot be read
-        yield path
+        yield metadata
         return
     if len(cuts) == 1:
-        yield path
+        yield metadata
         return
     for start, end in itertools.pairwise([*cuts, size]):
         yield FileRange(path, start, end)
@@ -161,6 +164,7 @@ def _read_piece(
 ) -> Generator[ArchiveRecord, None, tuple[FileStats, int | None]]:
     """Yield the records of ``rng`` (offsets in the whole file) until its end or a damage;
     return its ``FileStats`` and the offset of the last record read."""
+    source_file = valid_utf8(rng.path)
     records, last = 0, None
     error: str | None = None
     reader: _BoundedReader | None = None
@@ -168,7 +172,7 @@ def _read_piece(
         with FileSystems.open(rng.path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
             raw.seek(rng.start)
             reader = _BoundedReader(raw, rng.end - rng.start)
-            for record in iter_warc(reader, rng.path, max_record_bytes=max_record_bytes):
+            for record in iter_warc(reader, source_file, max_record_bytes=max_record_bytes):
                 records += 1
                 last = offset = record.offset + rng.start
                 record_id = record.record_id
@@ -181,7 +185,7 @@ def _read_piece(
         error = f"{type(e).__name__}: {e}"[:500]
     bytes_read = reader.bytes_read if reader is not None else 0
     stats = FileStats(
-        source_file=rng.path,
+        source_file=source_file,
         format="warc/gzip",
         records=records,
         bytes_read=bytes_read,

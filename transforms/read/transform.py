@@ -36,7 +36,7 @@ from transforms.read.ranges import (
     read_range,
     resume_after_damage,
 )
-from transforms.records import ArchiveRecord, FileStats
+from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
 _LOG = logging.getLogger(__name__)
 
@@ -60,6 +60,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
     reading with the error in the stats, keeping the records read before it. In a per-record
     gzip WARC, reading then resumes at the next intact record (``resume_after_damage``).
     """
+    source_file = valid_utf8(path)  # the name shown; ``path`` is what is opened
     records = 0
     last: int | None = None  # offset of the last record read
     fmt = "unknown"
@@ -73,7 +74,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
             fmt = detected.container if detected.compression == "none" else "/".join(detected)
             check_readable(detected)
             reader = _READERS[detected.container]
-            for record in reader(stream, path, max_record_bytes=max_record_bytes):
+            for record in reader(stream, source_file, max_record_bytes=max_record_bytes):
                 records += 1
                 last = record.offset
                 yield record
@@ -85,7 +86,7 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
         error = _error_text(e)
     bytes_read = stream.bytes_read if stream is not None else 0
     stats = FileStats(
-        source_file=path,
+        source_file=source_file,
         format=fmt,
         records=records,
         bytes_read=bytes_read,
@@ -101,8 +102,8 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
         )
     if stats.damaged and stats.records == 0:
         yield ArchiveRecord(
-            source_file=path,
-            record_id=path,
+            source_file=source_file,
+            record_id=source_file,
             record_type="file",
             offset=0,
             reject_reason=reasons.UNREADABLE_FILE,
@@ -118,17 +119,22 @@ class _ReadArchiveFn(beam.DoFn):
         self._damaged = Metrics.counter("read_archives", "damaged_files")
         self._records = Metrics.counter("read_archives", "records")
 
-    def process(self, path):
-        if isinstance(path, FileRange):  # a piece of a large file (transforms.read.ranges)
-            items = read_range(path, max_record_bytes=self._max_record_bytes)
-        else:
-            items = read_file(path, max_record_bytes=self._max_record_bytes)
+    def process(self, what):
+        if isinstance(what, FileRange):  # a piece of a large file (transforms.read.ranges)
+            items = read_range(what, max_record_bytes=self._max_record_bytes)
+        else:  # a whole file's FileMetadata
+            items = read_file(what.path, max_record_bytes=self._max_record_bytes)
         for item in items:
             if isinstance(item, FileStats):
                 self._files.inc()
                 if item.damaged:
                     self._damaged.inc()
-                    _LOG.warning("%s: damaged, %d records read: %s", path, item.records, item.error)
+                    _LOG.warning(
+                        "%s: damaged, %d records read: %s",
+                        item.source_file,
+                        item.records,
+                        item.error,
+                    )
                 yield beam.pvalue.TaggedOutput(FILES_TAG, item)
             else:
                 self._records.inc()
