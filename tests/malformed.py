@@ -302,6 +302,52 @@ def file_name_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def _warc_dated(prefix: str, dates: list[str]) -> bytes:
+    records = []
+    for i, date in enumerate(dates):
+        block = http_response(article(f"{prefix} {i}"))
+        head = (
+            "WARC/1.1\r\nWARC-Type: response\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+            f"WARC-Date: {date}\r\nWARC-Target-URI: https://{prefix}.example/{i}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        )
+        records.append(head.encode() + block + b"\r\n\r\n")
+    return b"".join(records)
+
+
+# Valid ISO dates whose UTC instant is outside years 1-9999 (Arrow stores them; no Python
+# reader can read them back), and one that is not a date at all; the last one is fine.
+ODD_WARC_DATES = [
+    "0001-01-01T00:00:00+05:00",
+    "9999-12-31T23:59:59-05:00",
+    "0000-01-01T00:00:00Z",
+    "2026-01-02T08:04:05+05:00",
+]
+# ARC dates that warcio would pad into invented instants; the last one is fine.
+ODD_ARC_DATES = [b"2026", b"00000000000000", b"2026ab02030405", b"20260102030405"]
+
+
+def warc_dates_out_of_range(tmp: Path) -> tuple[bytes, Expected]:
+    return _warc_dated("warcdate", ODD_WARC_DATES), Expected(
+        outcomes=_urls("warcdate", range(4)), documents=4
+    )
+
+
+def arc_dates_malformed(tmp: Path) -> tuple[bytes, Expected]:
+    version = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+    head = b"filedesc://d.arc 0.0.0.0 20140216050221 text/plain %d\n" % len(version)
+    records = []
+    for i, date in enumerate(ODD_ARC_DATES):
+        body = http_response(article(f"arc date {i}"))
+        line = b"https://arcdate.example/%d 1.2.3.4 %s text/html %d\n" % (i, date, len(body))
+        records.append(line + body + b"\n")
+    return head + version + b"\n" + b"".join(records), Expected(
+        outcomes=_urls("arcdate", range(4)), documents=4
+    )
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
@@ -324,6 +370,8 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "latin1-member-name.tar": tar_member_name_not_utf8,
     "latin1-pax-url.tar": tar_pax_url_not_utf8,
     f"caf{LATIN1_E}-name.warc.gz": file_name_not_utf8,
+    "dates-out-of-range.warc": warc_dates_out_of_range,
+    "dates-malformed.arc": arc_dates_malformed,
 }
 # The names the summary shows for them (U+FFFD for an undecodable byte).
 SHOWN_NAMES = {

@@ -139,6 +139,17 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
     assert "\x00" not in by_url["https://html.example/nul-bytes"]["text"]
 
 
+def test_dates_that_are_not_real_instants_in_years_1_to_9999_are_null(corpus_run):
+    """Malformed ARC dates are not padded into invented instants; WARC dates whose UTC instant
+    falls outside years 1-9999 are null (the shards' readability is checked by the sweep)."""
+    _, _, rows, _, _ = corpus_run
+    dates = {row["url"]: row["warc_date"] for row in rows}
+    for prefix in ("warcdate", "arcdate"):
+        got = [dates[f"https://{prefix}.example/{i}"] for i in range(4)]
+        assert got[:3] == [None, None, None], got
+        assert got[3].isoformat() in ("2026-01-02T03:04:05+00:00",), got
+
+
 def misbehaving_crawl(folder: Path) -> Path:
     folder.mkdir()
     bodies = {

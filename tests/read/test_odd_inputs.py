@@ -82,3 +82,57 @@ def test_unreadable_file_with_a_non_utf8_name_is_a_reject_with_a_valid_name(tmp_
     records, stats = read_all(path)
     assert records[0].reject_reason == "unreadable_file"
     assert all(utf8_strings(item) for item in (*records, stats))
+
+
+ARC_VERSION = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+ARC_HEAD = b"filedesc://t.arc 0.0.0.0 20140216050221 text/plain %d\n" % len(ARC_VERSION)
+
+
+def arc_file(dates: list[bytes]) -> bytes:
+    """An ARC file with one HTML record per date, the date field written as given."""
+    body = b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n" + HTML
+    records = [
+        b"http://arc.example/%d 1.2.3.4 %s text/html %d\n" % (i, date, len(body)) + body + b"\n"
+        for i, date in enumerate(dates)
+    ]
+    return ARC_HEAD + ARC_VERSION + b"\n" + b"".join(records)
+
+
+def test_malformed_arc_dates_are_null_not_invented(tmp_path):
+    path = tmp_path / "dates.arc"
+    malformed = [b"2026", b"00000000000000", b"2026ab02030405", b"20261302030405"]
+    path.write_bytes(arc_file([*malformed, b"20260102030405"]))
+    records, stats = read_all(path)
+    pages = [r for r in records if r.record_type == "response"]
+    assert [r.warc_date for r in pages[:4]] == [None] * 4, [r.warc_date for r in pages]
+    assert pages[4].warc_date.isoformat() == "2026-01-02T03:04:05+00:00"
+    assert [r.record_type for r in records[:1]] == ["warcinfo"] and not stats.damaged
+
+
+def warc_with_dates(dates: list[str]) -> bytes:
+    records = []
+    for i, date in enumerate(dates):
+        head = (
+            "WARC/1.1\r\nWARC-Type: resource\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+            f"WARC-Date: {date}\r\nWARC-Target-URI: https://dates.example/{i}\r\n"
+            f"Content-Type: text/html\r\nContent-Length: {len(HTML)}\r\n\r\n"
+        )
+        records.append(head.encode() + HTML + b"\r\n\r\n")
+    return b"".join(records)
+
+
+OUT_OF_RANGE_DATES = [
+    "0001-01-01T00:00:00+05:00",  # year 0 in UTC
+    "9999-12-31T23:59:59-05:00",  # year 10000 in UTC
+    "0000-01-01T00:00:00Z",
+]
+
+
+def test_warc_dates_outside_years_1_to_9999_utc_are_null(tmp_path):
+    path = tmp_path / "dates.warc"
+    path.write_bytes(warc_with_dates([*OUT_OF_RANGE_DATES, "2026-01-02T08:04:05+05:00"]))
+    records, stats = read_all(path)
+    assert [r.warc_date for r in records[:3]] == [None, None, None]
+    assert records[3].warc_date.isoformat() == "2026-01-02T03:04:05+00:00"
+    assert len(records) == 4 and not stats.damaged
