@@ -26,6 +26,9 @@ from tests.builders import WarcEntry, http_response, page, write_warc
 from transforms import reasons
 
 __all__ = [
+    "BAD_FLAGS",
+    "HELP_MUST_LIST",
+    "ODD_OUTPUT_NAMES",
     "ROW",
     "SHOWN_NAMES",
     "Expected",
@@ -554,3 +557,50 @@ def build_corpus(directory: Path) -> dict[str, Expected]:
         documents=len(html),
     )
     return expected
+
+
+# --- command-line cases: flags and output paths a new user types ------------------------------
+
+# Flags -> the message of the one line the job exits 2 with, before any work.
+BAD_FLAGS: dict[str, tuple[list[str], str]] = {
+    "nan-ratio": (["--max_reject_ratio", "nan"], "--max_reject_ratio: 'nan' is out of range"),
+    "negative-ratio": (
+        ["--max_reject_ratio", "-0.1"],
+        "--max_reject_ratio: '-0.1' is out of range",
+    ),
+    "zero-record-cap": (["--max_record_bytes", "0"], "--max_record_bytes: '0' is out of range"),
+    "negative-decoded-cap": (
+        ["--max_decoded_bytes", "-1"],
+        "--max_decoded_bytes: '-1' is out of range",
+    ),
+    "zero-timeout": (["--extract_timeout_s", "0"], "--extract_timeout_s: '0' is out of range"),
+    "nan-timeout": (["--extract_timeout_s", "nan"], "--extract_timeout_s: 'nan' is out of range"),
+    "negative-split": (
+        ["--split_archive_bytes", "-5"],
+        "--split_archive_bytes: '-5' is out of range",
+    ),
+    "not-a-number": (["--max_record_bytes", "lots"], "'lots' is not a number"),
+    "misspelled-ratio": (
+        ["--max_reject_ration", "0.0"],
+        "unknown flag --max_reject_ration; did you mean",
+    ),
+    "misspelled-mode": (["--mdoe", "full"], "unknown flag --mdoe; did you mean --mode"),
+    "bad-mode": (["--mode=fulll"], "invalid choice: 'fulll'"),
+}
+
+# The job's own flags, which --help must list with their defaults.
+HELP_MUST_LIST = (
+    "--input",
+    "--output",
+    "--config",
+    "--mode",
+    "--max_record_bytes",
+    "--max_decoded_bytes",
+    "--split_archive_bytes",
+    "--max_reject_ratio",
+    "--extract_guard",
+    "--extract_timeout_s",
+)
+
+# Output folder names that Beam's delete would read as patterns: the output is written anyway.
+ODD_OUTPUT_NAMES = ["out [1]", "out?", "out*x", "o[ut"]

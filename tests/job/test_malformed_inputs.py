@@ -1,9 +1,12 @@
 """The malformed-input corpus (``tests/malformed.py``) through the whole job: every case ends as
-a counted reject or a partial read, never a crash, and the summary accounts for every record."""
+a counted reject or a partial read, never a crash, and the summary accounts for every record;
+bad flags and odd output paths end with one clear line before any work, or with the output."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +16,22 @@ import pandas
 import pyarrow.parquet as pq
 import pytest
 
+from beam_jobs.clean_html import main
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
-from tests.malformed import ROW, SHOWN_NAMES, build_corpus
+from tests.malformed import (
+    BAD_FLAGS,
+    HELP_MUST_LIST,
+    ODD_OUTPUT_NAMES,
+    ROW,
+    SHOWN_NAMES,
+    build_corpus,
+)
 from transforms import reasons
 from transforms.write import SUMMARY_FILE
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -216,3 +229,76 @@ def test_without_the_guard_an_extractor_exception_is_still_a_reject(tmp_path):
     assert [(rej["url"], rej["reason"]) for rej in rejects] == [
         ("https://t.example/raise", reasons.EXTRACT_ERROR)
     ]
+
+
+def one_page_crawl(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    body = page("Odd flags", "A page that is kept whatever the output is called.").encode()
+    write_warc(
+        folder / "one.warc.gz", [WarcEntry("response", "https://f.example/", http_response(body))]
+    )
+    return folder
+
+
+def run_main(monkeypatch, capsys, argv: list[str]) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["clean_html", *argv])
+    code = main()
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FLAGS))
+def test_bad_flags_exit_2_with_one_line_before_any_work(tmp_path, monkeypatch, capsys, case):
+    flags, message = BAD_FLAGS[case]
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / "out"
+    code, _, err = run_main(
+        monkeypatch, capsys, ["--input", str(crawl / "*"), "--output", str(out), *flags]
+    )
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("clean_html")]
+    assert len(lines) == 1 and message in lines[0], err
+    assert not out.exists()  # refused before any work
+
+
+def test_output_that_is_an_existing_file_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / "results.parquet"
+    out.write_bytes(b"someone's file")
+    code, _, err = run_main(
+        monkeypatch, capsys, ["--input", str(crawl / "*"), "--output", str(out)]
+    )
+    assert code == 2 and "is an existing file, not a folder" in err
+    assert out.read_bytes() == b"someone's file"
+
+
+@pytest.mark.parametrize("name", ODD_OUTPUT_NAMES)
+def test_output_path_with_wildcard_characters_is_written_and_rewritten(tmp_path, name):
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / name
+    argv = ["--input", str(crawl / "*"), "--output", str(out), "--extract_guard", "none"]
+    for _ in range(2):  # a re-run into the same folder clears the first run's output
+        rows, _, summary = run_job(argv)
+        assert [row["url"] for row in rows] == ["https://f.example/"]
+        assert sorted(p.name for p in out.iterdir()) == ["_SUMMARY.json", "data", "rejects"]
+        assert not [p for p in out.rglob(".temp-*")]
+
+
+def test_help_lists_the_jobs_flags_with_defaults_and_points_to_beams_options():
+    done = subprocess.run(
+        [sys.executable, "-m", "beam_jobs.clean_html", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for flag in HELP_MUST_LIST:
+        assert flag in done.stdout
+    assert "(default: 0.8)" in done.stdout and "(default: main)" in done.stdout
+    assert "--help_beam" in done.stdout
+
+
+def test_help_beam_lists_beams_own_options(monkeypatch, capsys):
+    code, out, _ = run_main(monkeypatch, capsys, ["--help_beam"])
+    assert code == 0 and "--runner" in out and "--max_reject_ratio" in out
