@@ -30,6 +30,7 @@ from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
+from transforms.read.matching import match_pattern
 from transforms.write import (
     REJECT_SCHEMA,
     ROW_SCHEMA,
@@ -198,15 +199,22 @@ def build_pipeline(
 
 
 def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
-    """Files and bytes the patterns match; fails before launching when a pattern matches
-    nothing, since a typo must not look like success."""
-    files = size = 0
-    for result in FileSystems.match(list(patterns)):
-        if not result.metadata_list:
-            raise JobFailed(f"--input {result.pattern!r} matches no file")
-        files += len(result.metadata_list)
-        size += sum(metadata.size_in_bytes for metadata in result.metadata_list)
-    return files, size
+    """Files and bytes the patterns match (each file once, as the pipeline reads them); fails
+    before launching when a pattern matches nothing, since a typo must not look like success."""
+    sizes: dict[str, int] = {}
+    repeated = 0
+    for pattern in patterns:
+        found = match_pattern(pattern)
+        if not found:
+            raise JobFailed(f"--input {pattern!r} matches no file")
+        if len(found) == 1 and found[0].path == pattern and has_wildcards(pattern):
+            _LOG.info("--input %r matches no pattern; read as a file of that name", pattern)
+        for metadata in found:
+            repeated += metadata.path in sizes
+            sizes[metadata.path] = metadata.size_in_bytes
+    if repeated:
+        _LOG.info("%d files matched by more than one --input pattern are read once", repeated)
+    return len(sizes), sum(sizes.values())
 
 
 def _check_output(output: str) -> None:

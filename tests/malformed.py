@@ -27,6 +27,8 @@ from transforms import reasons
 
 __all__ = [
     "BAD_FLAGS",
+    "CORPUS_PATTERNS",
+    "DANGLING_LINK",
     "HELP_MUST_LIST",
     "ODD_OUTPUT_NAMES",
     "ROW",
@@ -351,6 +353,11 @@ def arc_dates_malformed(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def named_like_a_pattern(tmp: Path) -> tuple[bytes, Expected]:
+    """Named by ``--input 'in/page[1].warc.gz'``, which as a pattern matches no file."""
+    return _gzip_warc(tmp, "literal"), Expected(outcomes=_urls("literal", range(3)), documents=3)
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
@@ -375,7 +382,12 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     f"caf{LATIN1_E}-name.warc.gz": file_name_not_utf8,
     "dates-out-of-range.warc": warc_dates_out_of_range,
     "dates-malformed.arc": arc_dates_malformed,
+    "page[1].warc.gz": named_like_a_pattern,
 }
+# The --input patterns (relative to the corpus folder) the job is run with: every file, the tar
+# files a second time and one file named literally; each file must still be read once.
+CORPUS_PATTERNS = ["*", "*.tar", "page[1].warc.gz"]
+DANGLING_LINK = "dangling-link.warc.gz"
 # The names the summary shows for them (U+FFFD for an undecodable byte).
 SHOWN_NAMES = {
     name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"): name
@@ -532,6 +544,9 @@ def build_corpus(directory: Path) -> dict[str, Expected]:
         data, outcome = ARCHIVE_CASES[name](directory)
         (directory / name).write_bytes(data)
         expected[shown] = outcome
+    # A symbolic link whose target is gone: one unreadable_file reject, not a silent gap.
+    (directory / DANGLING_LINK).symlink_to(directory / "deleted-target.warc.gz")
+    expected[DANGLING_LINK] = Expected(damaged=True, documents=1, error="No such file")
     http = http_cases()
     (directory / "http.warc.gz").write_bytes(
         raw_warc([(f"https://http.example/{name}", block) for name, (block, _) in http.items()])

@@ -22,6 +22,8 @@ from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
 from tests.malformed import (
     BAD_FLAGS,
+    CORPUS_PATTERNS,
+    DANGLING_LINK,
     HELP_MUST_LIST,
     ODD_OUTPUT_NAMES,
     ROW,
@@ -38,9 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def corpus_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("malformed")
     expected = build_corpus(root / "in")
+    inputs = [arg for pattern in CORPUS_PATTERNS for arg in ("--input", str(root / "in" / pattern))]
     rows, rejects, summary = run_job(
-        ["--input", str(root / "in" / "*"), "--output", str(root / "out")]
-        + ["--max_reject_ratio", "1"]
+        [*inputs, "--output", str(root / "out"), "--max_reject_ratio", "1"]
     )
     return root / "in", expected, rows, rejects, summary
 
@@ -96,7 +98,9 @@ def test_every_file_of_the_corpus_is_in_the_summary(corpus_run):
     assert summary["files"]["count"] == len(expected)
 
 
-@pytest.mark.parametrize("name", [*sorted(SHOWN_NAMES), "http.warc.gz", "html.warc.gz"])
+@pytest.mark.parametrize(
+    "name", [*sorted(SHOWN_NAMES), DANGLING_LINK, "http.warc.gz", "html.warc.gz"]
+)
 def test_each_file_ends_as_documented(corpus_run, name):
     _, expected, rows, rejects, summary = corpus_run
     entry = next(e for e in summary["files"]["per_file"] if Path(e["source_file"]).name == name)
@@ -122,6 +126,7 @@ def test_unreadable_files_are_one_reject_each_with_the_error(corpus_run):
         "png.warc.gz",
         "readme.warc",
         "zstd.tar.zst",
+        DANGLING_LINK,
     }
     assert all(rej["detail"] for rej in unreadable)
 
@@ -150,6 +155,16 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
     assert "sans marque" in by_url["https://html.example/utf16-without-bom"]["text"]
     assert "Café crème" in by_url["https://html.example/lying-meta-charset"]["text"]
     assert "\x00" not in by_url["https://html.example/nul-bytes"]["text"]
+
+
+def test_files_matched_by_several_patterns_are_read_once(corpus_run):
+    """``*`` and ``*.tar`` both match the tar files, ``*`` and the literal name ``page[1]...``
+    the same WARC: no row is doubled (the per-file document counts are checked above)."""
+    _, _, rows, rejects, _ = corpus_run
+    keys = [(d["source_file"], d["record_id"], d["record_offset"]) for d in rows + rejects]
+    assert len(keys) == len(set(keys))
+    literal = [row for row in rows if Path(row["source_file"]).name == "page[1].warc.gz"]
+    assert len(literal) == 3
 
 
 def test_dates_that_are_not_real_instants_in_years_1_to_9999_are_null(corpus_run):

@@ -1,8 +1,9 @@
 """``ReadArchives``: file patterns in, one ``ArchiveRecord`` per archive record out.
 
 Patterns are matched through Beam's FileSystems (local paths, gs://, s3:// with the matching
-Beam extra), the matched files are reshuffled so that they spread over workers, and each file is
-read by the reader its first bytes call for. A second output, ``files``, carries one
+Beam extra; see ``transforms.read.matching``), each matched file is kept once, the files are
+reshuffled so that they spread over workers, and each file is read by the reader its first
+bytes call for. A second output, ``files``, carries one
 ``FileStats`` per file: how many records were read, and where and why reading stopped if the
 file is damaged. A file that yields nothing readable becomes one ``unreadable_file`` record, so
 that it is counted as a reject rather than vanishing.
@@ -14,7 +15,6 @@ import logging
 from typing import NamedTuple
 
 import apache_beam as beam
-from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
@@ -28,6 +28,7 @@ from transforms.read.formats import (
     sniff_format,
 )
 from transforms.read.iterators import iter_arc, iter_tar, iter_warc
+from transforms.read.matching import OncePerFile, match_pattern
 from transforms.read.ranges import (
     DEFAULT_SPLIT_BYTES,
     FileRange,
@@ -166,7 +167,8 @@ class ReadArchives(beam.PTransform):
     def expand(self, patterns):
         read = (
             patterns
-            | "MatchFiles" >> fileio.MatchAll()
+            | "MatchFiles" >> beam.FlatMap(match_pattern)
+            | "OncePerFile" >> OncePerFile()
             | "Paths" >> beam.FlatMap(plan_reads, self._split_bytes)
             | "SpreadFiles" >> beam.Reshuffle()
             | "ReadRecords"
