@@ -353,6 +353,36 @@ def arc_dates_malformed(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def _long_header_case(prefix: str, uri_bytes: int, *, gzip_records: bool):
+    """Seven records, the third with a WARC-Target-URI of ``uri_bytes``: over FastWARC's
+    32 KiB header limit, it is a ``header_too_large`` reject and every other record is read."""
+    urls = [f"https://{prefix}.example/{i}" for i in range(7)]
+    urls[2] += "?q=" + "a" * uri_bytes
+    records = []
+    for i, url in enumerate(urls):
+        block = http_response(article(f"{prefix} {i}"))
+        head = (
+            "WARC/1.1\r\nWARC-Type: response\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+            f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        )
+        record = head.encode() + block + b"\r\n\r\n"
+        records.append(gzip.compress(record, compresslevel=1, mtime=0) if gzip_records else record)
+    outcomes = {url: ROW for url in urls}
+    outcomes[urls[2]] = reasons.HEADER_TOO_LARGE
+    return b"".join(records), Expected(outcomes=outcomes, documents=7)
+
+
+def long_header_plain(tmp: Path) -> tuple[bytes, Expected]:
+    return _long_header_case("longhead", 40_000, gzip_records=False)
+
+
+def long_header_gzip(tmp: Path) -> tuple[bytes, Expected]:
+    return _long_header_case("longheadgz", 1_000_000, gzip_records=True)
+
+
 def named_like_a_pattern(tmp: Path) -> tuple[bytes, Expected]:
     """Named by ``--input 'in/page[1].warc.gz'``, which as a pattern matches no file."""
     return _gzip_warc(tmp, "literal"), Expected(outcomes=_urls("literal", range(3)), documents=3)
@@ -383,6 +413,8 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "dates-out-of-range.warc": warc_dates_out_of_range,
     "dates-malformed.arc": arc_dates_malformed,
     "page[1].warc.gz": named_like_a_pattern,
+    "long-header-40kb.warc": long_header_plain,
+    "long-header-1mb.warc.gz": long_header_gzip,
 }
 # The --input patterns (relative to the corpus folder) the job is run with: every file, the tar
 # files a second time and one file named literally; each file must still be read once.

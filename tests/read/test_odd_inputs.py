@@ -3,9 +3,12 @@ valid record, a reject or a counted outcome, never a value that a later step can
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import tarfile
+
+import pytest
 
 from tests.builders import page
 from transforms.read import read_file
@@ -136,3 +139,52 @@ def test_warc_dates_outside_years_1_to_9999_utc_are_null(tmp_path):
     assert [r.warc_date for r in records[:3]] == [None, None, None]
     assert records[3].warc_date.isoformat() == "2026-01-02T03:04:05+00:00"
     assert len(records) == 4 and not stats.damaged
+
+
+def warc_record(i: int, url: str, *, gzip_it: bool) -> bytes:
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + HTML
+    head = (
+        "WARC/1.1\r\nWARC-Type: response\r\n"
+        f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+        f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
+        "Content-Type: application/http; msgtype=response\r\n"
+        f"Content-Length: {len(block)}\r\n\r\n"
+    )
+    record = head.encode() + block + b"\r\n\r\n"
+    return gzip.compress(record, mtime=0) if gzip_it else record
+
+
+@pytest.mark.parametrize("gzip_it", [False, True], ids=["warc", "warc.gz"])
+@pytest.mark.parametrize("long_at", [[0], [2], [2, 3], [6]], ids=str)
+@pytest.mark.parametrize("uri_bytes", [40_000, 1_000_000])
+def test_record_with_a_header_over_fastwarcs_limit_is_a_reject_and_the_rest_is_read(
+    tmp_path, gzip_it, long_at, uri_bytes
+):
+    urls = [
+        f"https://long.example/{i}" + ("?q=" + "a" * uri_bytes if i in long_at else "")
+        for i in range(7)
+    ]
+    path = tmp_path / ("long.warc.gz" if gzip_it else "long.warc")
+    path.write_bytes(b"".join(warc_record(i, url, gzip_it=gzip_it) for i, url in enumerate(urls)))
+    records, stats = read_all(path)
+    assert [r.url for r in records] == urls
+    rejected = [i for i, r in enumerate(records) if r.reject_reason]
+    assert rejected == long_at
+    assert all(records[i].reject_reason == "header_too_large" for i in long_at)
+    assert records[long_at[0]].record_id == f"<urn:uuid:00000000-0000-4000-9000-{long_at[0]:012d}>"
+    assert all(r.payload.startswith(b"HTTP/1.1 200") for r in records if not r.reject_reason)
+    assert not stats.damaged and stats.error is None and stats.records == 7
+    data = path.read_bytes()
+    if not gzip_it:  # each offset is where the record's "WARC/1.1" line starts
+        assert all(data.startswith(b"WARC/1.1\r\n", r.offset) for r in records)
+    else:  # ... or its gzip member
+        assert all(data.startswith(b"\x1f\x8b", r.offset) for r in records)
+
+
+def test_a_header_that_never_ends_is_still_damage(tmp_path):
+    path = tmp_path / "endless.warc"
+    good = warc_record(0, "https://ok.example/", gzip_it=False)
+    path.write_bytes(good + b"WARC/1.1\r\nWARC-Type: response\r\n" + b"X-Junk: aaaa\r\n" * 400_000)
+    records, stats = read_all(path)
+    assert [r.url for r in records] == ["https://ok.example/"]
+    assert stats.damaged and "header length" in stats.error

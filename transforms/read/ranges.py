@@ -29,6 +29,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.read.formats import HEAD_BYTES, sniff_format
 from transforms.read.iterators import iter_warc
+from transforms.read.long_headers import is_header_limit, read_long_header, record_end
 from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "find_record_start",
     "merge_stats",
     "plan_reads",
+    "read_past_long_headers",
     "read_range",
     "resume_after_damage",
 ]
@@ -51,6 +53,7 @@ SCAN_CHUNK = 1 << 20
 MAX_SCAN_BYTES = 64 * 1024 * 1024
 # Damaged parts a read passes before it stops: each costs a scan and a new open of the file.
 MAX_RESUMES = 1000
+_TO_THE_END = 1 << 62  # a range end past any file's end
 
 
 class FileRange(NamedTuple):
@@ -210,6 +213,8 @@ def resume_after_damage(
     records (in ``error``) and, as ``bytes_read``, how far into ``whole`` reading got.
     """
     records, reach, resumed = first.records, whole.start + first.bytes_read, []
+    # A header over FastWARC's limit is not damage once its record is read as a reject.
+    damage = None if is_header_limit(first.error) else first
     for _ in range(MAX_RESUMES):
         with FileSystems.open(whole.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
             start = find_record_start(f, after)
@@ -223,13 +228,77 @@ def resume_after_damage(
             resumed.append(start)
         if not stats.damaged:
             break
+        if not is_header_limit(stats.error):
+            damage = damage or stats
+        elif not stats.records:  # the long header starts this member: read it as a reject
+            long = read_long_header(whole.path, stats.source_file, start, gzip=True)
+            if long is not None:
+                yield long.record
+                records += 1
+                after = start + 1
+                continue
+            damage = damage or stats
+        # else the next attempt starts at the member with the long header
         after = (start if last is None else last) + 1
-    error = first.error
+    if damage is None:  # only long headers, each read as a record
+        return first._replace(
+            records=records,
+            bytes_read=reach - whole.start,
+            damaged=False,
+            stopped_at=None,
+            error=None,
+        )
+    error = damage.error
     if resumed:
         shown = ", ".join(str(offset) for offset in resumed[:5])
         more = f" and {len(resumed) - 5} more" if len(resumed) > 5 else ""
         error = f"{error}; read on from byte {shown}{more}"
-    return first._replace(records=records, bytes_read=reach - whole.start, error=error)
+    return first._replace(
+        records=records,
+        bytes_read=reach - whole.start,
+        stopped_at=damage.stopped_at,
+        error=error,
+    )
+
+
+def read_past_long_headers(
+    path: str, last: int | None, first: FileStats, *, max_record_bytes: int
+) -> Generator[ArchiveRecord, None, FileStats]:
+    """Read on in a plain WARC that FastWARC stopped at a header over its limit.
+
+    ``last`` is the offset of the last record read before it (None: none was). The long
+    record is read as a reject (``read_long_header``) and FastWARC goes on right after it;
+    again at each later long header. Returns the stats of the whole read; the file is damaged
+    only if something other than a long header stopped it.
+    """
+    records, stats, start = first.records, first, 0
+    for _ in range(MAX_RESUMES):
+        if not is_header_limit(stats.error):
+            break
+        if last is not None:
+            with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+                start = record_end(f, last)
+        long = (
+            None if start is None else read_long_header(path, first.source_file, start, gzip=False)
+        )
+        if long is None:
+            break
+        yield long.record
+        records += 1
+        start = long.next_offset
+        stats, last = yield from _read_piece(FileRange(path, start, _TO_THE_END), max_record_bytes)
+        records += stats.records
+        if stats.records == 0:
+            last = None  # the next long header, if any, starts where this piece did
+    if stats is first:
+        return first
+    return first._replace(
+        records=records,
+        bytes_read=start + stats.bytes_read,
+        damaged=stats.damaged,
+        stopped_at=stats.stopped_at,
+        error=stats.error,
+    )
 
 
 def read_range(rng: FileRange, *, max_record_bytes: int) -> Iterator[ArchiveRecord | FileStats]:

@@ -34,6 +34,7 @@ from transforms.read.ranges import (
     FileRange,
     MergeRangeStats,
     plan_reads,
+    read_past_long_headers,
     read_range,
     resume_after_damage,
 )
@@ -100,6 +101,10 @@ def read_file(path: str, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES):
         whole = FileRange(path, 0, _TO_THE_END)
         stats = yield from resume_after_damage(
             whole, after, stats, max_record_bytes=max_record_bytes
+        )
+    elif error is not None and fmt == "warc":  # read on past a header over FastWARC's limit
+        stats = yield from read_past_long_headers(
+            path, last, stats, max_record_bytes=max_record_bytes
         )
     if stats.damaged and stats.records == 0:
         yield ArchiveRecord(
