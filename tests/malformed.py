@@ -492,6 +492,15 @@ def http_cases() -> dict[str, tuple[bytes, str]]:
             ),
             reasons.TOO_LARGE,
         ),
+        # Gzip bytes that no Content-Encoding announces: inflated under the same cap.
+        "gzip-body-without-content-encoding": (
+            _raw_response("HTTP/1.1 200 OK\nContent-Type: text/html\n", gzip.compress(html)),
+            ROW,
+        ),
+        "gzip-bomb-without-content-encoding": (
+            _raw_response("HTTP/1.1 200 OK\nContent-Type: text/html\n", _gzip_bomb(1 << 30)),
+            reasons.TOO_LARGE,
+        ),
         "brotli-bomb-1gib": (
             _raw_response(
                 "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: br\n",

@@ -136,7 +136,7 @@ def test_corpus_totals(corpus_run):
     known = sum(e.documents for e in expected.values() if e.documents is not None)
     assert summary["documents"] >= known
     by_reason = Counter(rej["reason"] for rej in rejects)
-    assert by_reason[reasons.TOO_LARGE] == 3  # the two bombs and the 50 MB page
+    assert by_reason[reasons.TOO_LARGE] == 4  # the three bombs and the 50 MB page
     truncated = {row["url"] for row in rows if row["truncated"]}
     assert {"https://cutbody.example/2", "b.html"} <= truncated
     assert not by_reason[reasons.TIMEOUT] and not by_reason[reasons.EXTRACT_ERROR]
