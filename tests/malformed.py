@@ -515,6 +515,10 @@ def _nested(depth: int) -> bytes:
     return b"<html><body>" + b"<div>" * depth + b"deep text at the bottom" + b"</div>" * depth
 
 
+def _before_main(filler: bytes) -> bytes:
+    return article("textless filler").replace(b"<main>", filler + b"<main>")
+
+
 def html_cases() -> dict[str, tuple[bytes, str, str]]:
     """Case name -> (body, Content-Type header, outcome)."""
     html_type = "text/html"
@@ -569,6 +573,23 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
             html_type,
             ROW,
         ),
+        # 6 MB that carries no text before the article: over the 5M-character cap, but only
+        # markup that can carry text counts toward it, so the article is a row, not cut.
+        "script-6mb-before-the-text": (
+            _before_main(
+                b'<script type="application/json">{"s": "'
+                + b"v<a>" * (3 * MIB // 2)
+                + b'"}</script>'
+            ),
+            html_type,
+            ROW,
+        ),
+        "comment-6mb-before-the-text": (
+            _before_main(b"<!-- " + b"old <p>markup</p> " * (MIB // 3) + b" -->"),
+            html_type,
+            ROW,
+        ),
+        "whitespace-6mb-before-the-text": (_before_main(b" \n\t" * (2 * MIB)), html_type, ROW),
         "thousands-of-titles": (
             article("titles").replace(b"<head>", b"<head>" + b"<title>t</title>" * 5000),
             html_type,

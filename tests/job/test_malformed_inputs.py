@@ -155,6 +155,9 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
     assert "sans marque" in by_url["https://html.example/utf16-without-bom"]["text"]
     assert "Café crème" in by_url["https://html.example/lying-meta-charset"]["text"]
     assert "\x00" not in by_url["https://html.example/nul-bytes"]["text"]
+    for filler in ("script", "comment", "whitespace"):
+        row = by_url[f"https://html.example/{filler}-6mb-before-the-text"]
+        assert "Paragraph 2 of textless filler" in row["text"] and not row["truncated"]
 
 
 def test_files_matched_by_several_patterns_are_read_once(corpus_run):
