@@ -383,6 +383,24 @@ def long_header_gzip(tmp: Path) -> tuple[bytes, Expected]:
     return _long_header_case("longheadgz", 1_000_000, gzip_records=True)
 
 
+def headers_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """Latin-1 bytes in a WARC-Target-URI, a WARC-Record-ID and the HTTP headers: read, each
+    undecodable byte shown as U+FFFD."""
+    block = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=\xff\r\nX-Caf\xe9: cr\xe8me\r\n\r\n"
+        + article("latin-1 headers")
+    )
+    head = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:caf\xe9>\r\n"
+        b"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: https://caf\xe9.example/cr\xe8me\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(block)
+    )
+    return head + block + b"\r\n\r\n", Expected(
+        outcomes={"https://caf\ufffd.example/cr\ufffdme": ROW}, documents=1
+    )
+
+
 def named_like_a_pattern(tmp: Path) -> tuple[bytes, Expected]:
     """Named by ``--input 'in/page[1].warc.gz'``, which as a pattern matches no file."""
     return _gzip_warc(tmp, "literal"), Expected(outcomes=_urls("literal", range(3)), documents=3)
@@ -413,6 +431,7 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "dates-out-of-range.warc": warc_dates_out_of_range,
     "dates-malformed.arc": arc_dates_malformed,
     "page[1].warc.gz": named_like_a_pattern,
+    "latin1-headers.warc": headers_not_utf8,
     "long-header-40kb.warc": long_header_plain,
     "long-header-1mb.warc.gz": long_header_gzip,
 }
