@@ -15,7 +15,7 @@ FROM apache/beam_python${PYTHON_VERSION}_sdk:${BEAM_VERSION}
 
 ARG BEAM_VERSION
 # Arrow's default pool as the system allocator, so that freed Parquet buffers leave the worker
-# (see beam_jobs/__init__.py).
+# (see transforms/memory.py).
 ENV ARROW_DEFAULT_MEMORY_POOL=system
 WORKDIR /opt/clean-html
 COPY setup.py pyproject.toml ./

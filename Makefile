@@ -35,7 +35,7 @@ run: venv
 
 # The portable runner against a worker pool on this machine: run `make worker-pool` in another
 # shell first (it serves until stopped). The pool starts each SDK worker as `python` from PATH,
-# hence the venv's bin/ first on PATH.
+# hence the venv's bin/ first on PATH; ARROW_DEFAULT_MEMORY_POOL as in transforms/memory.py.
 worker-pool: venv
 	PATH="$(abspath $(VENV))/bin:$$PATH" ARROW_DEFAULT_MEMORY_POOL=system \
 		$(PY) -m apache_beam.runners.worker.worker_pool_main \
@@ -89,7 +89,7 @@ clean:
 
 eval: venv
 	$(PY) -c "import trafilatura, resiliparse" 2>/dev/null || $(PY) -m pip install -q -e '.[bench]'
-	$(PY) benchmarks/quality.py
+	$(PY) -m benchmarks.quality
 
 # Throughput and memory benchmark (benchmarks/throughput.py): builds WARC.gz shards from
 # ../shared/corpus under bench/ (cached), then prints the table and writes bench/results.{json,md}
@@ -99,7 +99,7 @@ bench-deps: venv
 		|| $(PY) -m pip install -q -e '.[bench]'
 
 bench: bench-deps
-	$(PY) benchmarks/throughput.py
+	$(PY) -m benchmarks.throughput
 
 bench-big: bench-deps
-	$(PY) benchmarks/throughput.py --big
+	$(PY) -m benchmarks.throughput --big

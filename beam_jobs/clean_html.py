@@ -31,14 +31,8 @@ from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.matching import match_pattern
-from transforms.write import (
-    REJECT_SCHEMA,
-    ROW_SCHEMA,
-    SUMMARY_FILE,
-    Summarize,
-    WriteParquetShards,
-    WriteSummary,
-)
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
+from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
 from transforms.write.paths import delete_literal, has_wildcards, is_local
 
 _LOG = logging.getLogger("clean_html")

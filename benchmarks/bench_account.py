@@ -44,11 +44,8 @@ from transforms.extract.repair import repair_text  # noqa: E402
 from transforms.memory import release_large_blocks  # noqa: E402
 from transforms.read import read_file  # noqa: E402
 from transforms.records import ArchiveRecord  # noqa: E402
-from transforms.write import (  # noqa: E402
-    REJECT_SCHEMA,
-    ROW_SCHEMA,
-    ShardWriter,  # noqa: E402
-)
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA  # noqa: E402
+from transforms.write import ShardWriter  # noqa: E402
 
 __all__ = ["account"]
 

@@ -15,24 +15,39 @@ otherwise each grow an arena of their own and keep its freed memory; and after e
 group (``trim_heap``) free heap pages are handed back, since writing a row group leaves tens of
 MB of freed buffers behind.
 
-No-ops outside glibc (musl, macOS): memory is then only less tidy, never wrong.
+Arrow's default memory pool (mimalloc) keeps freed Parquet page and compression buffers mapped,
+some 20 MB after the first large row group, where the system allocator gives them back on
+``malloc_trim``. So every process that writes Parquet uses the system pool: the Parquet writer
+sets it (``use_system_arrow_pool``), and ``prefer_system_arrow_pool`` sets
+``ARROW_DEFAULT_MEMORY_POOL`` for the processes the job starts (``beam_jobs`` does it on import,
+before Beam loads pyarrow). Workers started elsewhere (a worker pool, the container) get the
+same variable from their environment: the Makefile's ``worker-pool`` target and the
+``Dockerfile`` set it. An explicit setting wins.
+
+Every memory knob of the job is here. No-ops outside glibc (musl, macOS): memory is then only
+less tidy, never wrong.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 __all__ = [
+    "ARROW_POOL_VARIABLE",
     "MAX_ARENAS",
     "MMAP_THRESHOLD_BYTES",
+    "prefer_system_arrow_pool",
     "release_large_blocks",
     "tidy_worker",
     "trim_heap",
+    "use_system_arrow_pool",
 ]
 
 MMAP_THRESHOLD_BYTES = 4 * 1024 * 1024
 MAX_ARENAS = 2
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
 _M_MMAP_THRESHOLD = -3  # from glibc's malloc.h
 _M_ARENA_MAX = -8
 _applied: set[str] = set()
@@ -80,3 +95,16 @@ def trim_heap() -> bool:
     """Give free heap pages back to the system (``malloc_trim``); True when some were."""
     libc = _libc()
     return bool(libc is not None and libc.malloc_trim(0))
+
+
+def prefer_system_arrow_pool() -> None:
+    """Make the system allocator Arrow's default pool in this process (when pyarrow is not
+    loaded yet) and in every process it starts, unless the environment already chose one."""
+    os.environ.setdefault(ARROW_POOL_VARIABLE, "system")
+
+
+def use_system_arrow_pool() -> None:
+    """Switch this process's Arrow pool to the system allocator (pyarrow already loaded)."""
+    import pyarrow as pa  # only the writer's process needs pyarrow here
+
+    pa.set_memory_pool(pa.system_memory_pool())

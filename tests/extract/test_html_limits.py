@@ -1,5 +1,5 @@
 from transforms.extract import Extractor
-from transforms.extract.limits import MAX_DEPTH, cap_nesting, nesting_depth
+from transforms.extract.limits import MAX_NESTING, cap_nesting, nesting_depth
 
 
 def test_depth_ignores_void_and_self_closing_elements():
@@ -65,7 +65,7 @@ def test_deep_nesting_next_to_a_script_is_flattened_and_the_script_does_not_swal
         + "<div>" * 6000 + "<p>deep text</p>" + "</div>" * 6000 + "<p>after</p></body></html>"
     )  # fmt: skip
     flat, flattened = cap_nesting(html)
-    assert flattened and nesting_depth(flat) <= MAX_DEPTH
+    assert flattened and nesting_depth(flat) <= MAX_NESTING
     assert (
         "<script" not in flat
         and "deep text" in flat

@@ -13,7 +13,7 @@ from beam_jobs.clean_html import JobFailed, run
 from tests.builders import WarcEntry, http_response, page, write_tar, write_warc
 from tests.conftest import read_output, run_job
 from transforms import reasons
-from transforms.write import REJECT_SCHEMA, ROW_SCHEMA
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
 

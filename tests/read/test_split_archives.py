@@ -11,13 +11,12 @@ from apache_beam.io.filesystem import FileMetadata
 from beam_jobs.clean_html import run
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import read_output
-from transforms.read import read_file
+from transforms.read import read_file, read_range
 from transforms.read.ranges import (
     FileRange,
     find_record_start,
     merge_stats,
     plan_reads,
-    read_range,
 )
 from transforms.records import ArchiveRecord, FileStats
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that
 
-from transforms.write.parquet import ShardWriter, WriteSizedParquet, final_names
+from transforms.write.parquet import ShardWriter, WriteParquetShards, final_names
 
 SCHEMA = pa.schema([pa.field("url", pa.string()), pa.field("text", pa.string())])
 
@@ -66,7 +66,7 @@ def test_transform_names_shards_and_leaves_no_temp_files(tmp_path: Path) -> None
         names = (
             p
             | beam.Create(rows)
-            | WriteSizedParquet(str(out), SCHEMA, row_group_bytes=50_000, max_file_bytes=300_000)
+            | WriteParquetShards(str(out), SCHEMA, row_group_bytes=50_000, max_file_bytes=300_000)
         )
         assert_that(names, _are_final_names(str(out)))
     files = sorted(out.iterdir())
@@ -82,6 +82,6 @@ def test_transform_names_shards_and_leaves_no_temp_files(tmp_path: Path) -> None
 def test_no_rows_still_writes_one_readable_shard(tmp_path: Path) -> None:
     out = tmp_path / "rejects"
     with TestPipeline() as p:
-        _ = p | beam.Create([]).with_output_types(dict) | WriteSizedParquet(str(out), SCHEMA)
+        _ = p | beam.Create([]).with_output_types(dict) | WriteParquetShards(str(out), SCHEMA)
     assert [f.name for f in out.iterdir()] == ["part-00000-of-00001.parquet"]
     assert pq.read_table(out).num_rows == 0

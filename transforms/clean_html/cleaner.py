@@ -1,7 +1,8 @@
 """Clean one archive record: decode it, extract its title and text, or say why not.
 
-Beam-free on purpose: the crash guard's child process (``transforms.clean_html.guard``) imports
-only this, the decoders and the extractor, so it starts fast and stays small.
+``clean_record`` is what every document goes through, in the worker itself or in the crash
+guard's child (``guard``), which builds its own cleaner with ``build_cleaner``. The row and reject
+shapes are ``transforms.rows``'.
 """
 
 from __future__ import annotations
@@ -11,15 +12,16 @@ from collections.abc import Callable
 from typing import Any
 
 from transforms import reasons
-from transforms.clean_html.guard import Cleaner, reject_for
 from transforms.decode import DEFAULT_MAX_BYTES, Reject, decode_document
 from transforms.extract import Extractor
-from transforms.extract.limits import cap_nesting
-from transforms.extract.repair import repair_text
 from transforms.memory import release_large_blocks
 from transforms.records import ArchiveRecord
+from transforms.rows import document_row, reject_row
 
-__all__ = ["build_cleaner", "clean_record"]
+# A cleaner: one candidate record in, ("row", row) or ("reject", reject) out.
+Cleaner = Callable[[ArchiveRecord], tuple[str, dict[str, Any]]]
+
+__all__ = ["Cleaner", "build_cleaner", "clean_record"]
 
 
 def clean_record(
@@ -32,7 +34,7 @@ def clean_record(
     ``extract_error`` reject.
     """
     if record.reject_reason:
-        return "reject", reject_for(record, record.reject_reason, record.reject_detail or "")
+        return "reject", reject_row(record, record.reject_reason, record.reject_detail or "")
     try:
         decoded = decode_document(
             record.payload,
@@ -41,35 +43,22 @@ def clean_record(
             max_bytes=max_decoded_bytes,
         )
     except Reject as r:
-        return "reject", reject_for(record, r.reason, r.detail)
+        return "reject", reject_row(record, r.reason, r.detail)
     except Exception as e:  # a decoding bug must cost this document, not the job
-        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
     try:
         # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
         # the parser would otherwise encode the decoded text back to those bytes.
-        html, flattened = cap_nesting(decoded.html, utf8=decoded.utf8)
-        extracted = extractor(html, record.url, utf8=None if flattened else decoded.utf8)
-        text = repair_text(extracted.text)
-        title = repair_text(extracted.title)
+        extracted = extractor(decoded.html, record.url, utf8=decoded.utf8)
     except Exception as e:
-        return "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+    text = extracted.text
     if not text.strip():
-        return "reject", reject_for(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
-    return "row", {
-        "url": record.url,
-        "title": title,
-        "text": text,
-        "source_file": record.source_file,
-        "record_id": record.record_id,
-        "record_offset": record.offset,
-        "warc_date": record.warc_date,
-        "http_status": decoded.http_status,
-        "content_type": decoded.content_type,
-        "charset": decoded.charset,
-        "charset_source": decoded.charset_source,
-        "html_bytes": decoded.html_bytes,
-        "truncated": bool(record.truncated or extracted.truncated or flattened),
-    }
+        return "reject", reject_row(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
+    truncated = bool(record.truncated or extracted.truncated)
+    return "row", document_row(
+        record, decoded, title=extracted.title, text=text, truncated=truncated
+    )
 
 
 def build_cleaner(

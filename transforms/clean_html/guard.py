@@ -29,6 +29,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from transforms import reasons
+from transforms.clean_html import cleaner
+from transforms.clean_html.cleaner import Cleaner
 from transforms.clean_html.pipe import (
     enlarge,
     receive_outcome,
@@ -37,26 +39,12 @@ from transforms.clean_html.pipe import (
     send_record,
 )
 from transforms.records import ArchiveRecord
+from transforms.rows import reject_row
 
-__all__ = ["Cleaner", "GuardedCleaner", "reject_for"]
-
-# A cleaner: one candidate record in, ("row", row) or ("reject", reject) out.
-Cleaner = Callable[[ArchiveRecord], tuple[str, dict[str, Any]]]
+__all__ = ["GuardedCleaner"]
 
 _STOP = None
 _KILL_WAIT_S = 5.0
-
-
-def reject_for(record: ArchiveRecord, reason: str, detail: str) -> dict[str, Any]:
-    """The reject row for ``record`` (the columns of ``transforms.write.schemas.REJECT_SCHEMA``)."""
-    return {
-        "source_file": record.source_file,
-        "record_id": record.record_id,
-        "record_offset": record.offset,
-        "url": record.url,
-        "reason": reason,
-        "detail": detail[:1000],
-    }
 
 
 def _serve(inbox: Connection, outbox: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
@@ -75,7 +63,7 @@ def _serve(inbox: Connection, outbox: Connection, make_cleaner: Callable[[], Cle
         try:
             result = cleaner(record)
         except Exception as e:  # a bug in decoding or extraction: this document only
-            result = "reject", reject_for(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+            result = "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
         send_outcome(outbox, result)
 
 
@@ -86,11 +74,13 @@ def _preload_modules() -> list[str]:
     main module's imports already loaded in the fork server that is cheap, without them each
     restart would import all of Beam again (1.5 s, 100 MB). A main run with ``-m`` (as the job
     is) must be preloaded by its module name: the fork server only preloads ``"__main__"`` from
-    a file path. ``transforms.clean_html.preload`` silences runpy's warning about that re-run.
+    a file path. ``preload`` silences runpy's warning about that re-run.
     """
     main = sys.modules.get("__main__")
     name = getattr(getattr(main, "__spec__", None), "name", None)
-    return ["transforms.clean_html.preload", name or "__main__", "transforms.clean_html.cleaner"]
+    # Named from this package and the imported module, so that a rename cannot leave a stale name
+    # (the fork server skips a module that fails to import, and every restart would be slow).
+    return [f"{__package__}.preload", name or "__main__", cleaner.__name__]
 
 
 def _death_text(exitcode: int | None) -> str:
@@ -168,12 +158,12 @@ class GuardedCleaner:
         except (EOFError, OSError):  # the child died on this record
             exitcode = self._kill()
             self.restarts += 1
-            return "reject", reject_for(
+            return "reject", reject_row(
                 record, reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}"
             )
         self._kill()
         self.restarts += 1
-        return "reject", reject_for(
+        return "reject", reject_row(
             record, reasons.TIMEOUT, f"cleaning took longer than {self.timeout_s:g} s"
         )
 

@@ -121,7 +121,7 @@ class _CleanHtmlFn(beam.DoFn):
 class CleanHtml(beam.PTransform):
     """Turn ``ArchiveRecord``s into rows of title and main text, rejects, and skipped records.
 
-    Returns a ``DoOutputsTuple`` with ``.rows`` (dicts of ``transforms.write.schemas.ROW_SCHEMA``),
+    Returns a ``DoOutputsTuple`` with ``.rows`` (dicts of ``transforms.rows.ROW_SCHEMA``),
     ``.rejects`` (dicts of ``REJECT_SCHEMA``) and ``.skipped`` (``(source_file, record_type)``).
     """
 

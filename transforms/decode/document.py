@@ -21,7 +21,7 @@ from transforms.decode.http import (
 )
 from transforms.decode.reject import Reject
 
-__all__ = ["DEFAULT_MAX_BYTES", "Decoded", "Reject", "decode_document", "is_2xx"]
+__all__ = ["DEFAULT_MAX_BYTES", "Decoded", "decode_document", "is_2xx"]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 

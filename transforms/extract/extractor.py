@@ -30,7 +30,8 @@ from selectolax.lexbor import LexborHTMLParser
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
-from transforms.extract.limits import squeeze_textless
+from transforms.extract.limits import cap_nesting, squeeze_textless
+from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
     LinkStats,
     choose_root,
@@ -78,19 +79,16 @@ class Extractor:
         self.max_html_chars = max_html_chars
         self.max_nodes = max_nodes
 
-    def _bounded(self, html: bytes | str, utf8: bytes | None = None) -> tuple[bytes, bool]:
-        """The UTF-8 bytes to parse, within the caps, and whether a cap cut them.
+    def _bounded(self, text: str, utf8: bytes | None) -> tuple[bytes, bool]:
+        """The UTF-8 bytes to parse, within the character and node caps, and whether a cap
+        cut them.
 
         Text is encoded here as the parser would encode it (``errors="ignore"``), so that the
         node cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
-        ``str.count`` takes ~0.1 ms. Plain UTF-8 input bytes (or ``utf8``, the UTF-8 form of
-        a text ``html``) are used as they are. Past the character cap, comments, scripts,
-        styles and whitespace runs are dropped first (``squeeze_textless``)."""
-        if isinstance(html, bytes | bytearray):
-            decoded = decode_text(bytes(html))
-            text, data = decoded.text, utf8_form(html, decoded)
-        else:
-            text, data = str(html), utf8
+        ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is.
+        Past the character cap, comments, scripts, styles and whitespace runs are dropped
+        first (``limits.squeeze_textless``): they carry no text."""
+        data = utf8
         truncated = False
         if len(text) > self.max_html_chars:
             # Over the cap: count only markup that can carry text, so that a 6 MB inline
@@ -113,15 +111,26 @@ class Extractor:
     def __call__(
         self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
-        """``utf8``, if given with a str ``html``, is ``html.encode("utf-8")``: parsed as it is."""
-        source, truncated = self._bounded(html, utf8)
+        """Bytes are decoded with the job's charset chain; ``utf8``, if given with a str
+        ``html``, is ``html.encode("utf-8")`` and is parsed as it is.
+
+        The page is bounded before parsing (nesting flattened past ``limits.MAX_NESTING`` levels, then
+        the character and node caps) and the title and text are repaired with ftfy after, so
+        that this call is exactly what the job runs on a page."""
+        if isinstance(html, bytes | bytearray):
+            decoded = decode_text(bytes(html))
+            html, utf8 = decoded.text, utf8_form(html, decoded)
+        html, flattened = cap_nesting(html, utf8=utf8)
+        source, truncated = self._bounded(html, None if flattened else utf8)
+        truncated = truncated or flattened
         tree = LexborHTMLParser(source)
         html_node = tree.root  # the <html> element, without a CSS query
         language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
         if tree.body is None:
-            return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
+            title = repair_text(find_title(html_title, metas, [], url))
+            return Extracted(title, "", truncated, language)
         trees = [tree]
         try:
             body_text = self._extract(trees, source, h1s)
@@ -134,7 +143,7 @@ class Extractor:
         title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
             body_text = drop_leading_title(body_text, title)
-        return Extracted(title, body_text, truncated, language)
+        return Extracted(repair_text(title), repair_text(body_text), truncated, language)
 
     def _extract(self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]) -> str:
         """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);

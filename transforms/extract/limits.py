@@ -3,15 +3,15 @@
 Lexbor's parse time grows with the square of the nesting depth: measured here, 10,000 nested
 ``<div>`` take 0.35 s to parse, 30,000 take 2.6 s and 100,000 take 50 s. Real pages stay far
 shallower (the deepest of 300 crawled pages measured: 198 levels). ``cap_nesting`` drops the
-opening and closing tags of elements deeper than ``MAX_DEPTH``, keeping their text, so that such
+opening and closing tags of elements deeper than ``MAX_NESTING``, keeping their text, so that such
 a page costs a fraction of a second and still yields its text (flagged as truncated).
 
 The depth is estimated with a regex over the tags, not a parse: void elements and elements whose
 end tag may be omitted (``<p>``, ``<li>``, table cells, ...) are not counted, so the estimate
 never exceeds the real depth by much. A page whose estimate is over the cap is measured again
 without its comments, scripts and styles, whose "tags" are text to the parser (inline JSON
-state full of ``<a>``, say), and flattened, if it still must be, without them. Pages with fewer opening tags than ``MAX_DEPTH`` (all but
-a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
+state full of ``<a>``, say), and flattened, if it still must be, without them. Pages with fewer
+opening tags than ``MAX_NESTING`` (all but a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
 the text is exactly their decoding), the counts and the scan run on those bytes: the same
 tags, found in less time than in a text that holds non-Latin-1 characters.
 """
@@ -22,9 +22,9 @@ import re
 
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "cap_nesting", "nesting_depth", "squeeze_textless", "strip_textless"]
+__all__ = ["MAX_NESTING", "cap_nesting", "nesting_depth", "squeeze_textless", "strip_textless"]
 
-MAX_DEPTH = 5000
+MAX_NESTING = 5000
 
 # Markup that holds no element and no visible text: comments, scripts and styles (an unclosed
 # one runs to the end, as the parser reads it).
@@ -155,7 +155,7 @@ def _flatten(html: str, max_depth: int) -> str:
 
 
 def cap_nesting(
-    html: str, max_depth: int = MAX_DEPTH, *, utf8: bytes | None = None
+    html: str, max_depth: int = MAX_NESTING, *, utf8: bytes | None = None
 ) -> tuple[str, bool]:
     """``html`` with elements nested deeper than ``max_depth`` unwrapped (their text kept), and
     whether anything was unwrapped. ``utf8``, if given, must be ``html.encode("utf-8")``: the

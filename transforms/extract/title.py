@@ -63,13 +63,6 @@ def split_title(title: str) -> list[str]:
     return [p.strip() for p in _SEPARATORS.split(title) if p.strip()]
 
 
-def strip_site_name(title: str, site_name: str = "", url: str | None = None) -> str:
-    """Remove the site-name parts ("| Site", "Site - ") from a ``<title>``: the parts naming
-    the site (``og:site_name``, the URL's host) go, and of the rest the first part is kept
-    (the headline leads in most titles)."""
-    return _strip(title, _Site(site_name, url))
-
-
 def _strip(title: str, site: _Site) -> str:
     parts = split_title(title)
     if len(parts) < 2:

@@ -2,8 +2,9 @@
 
 from transforms.read.formats import Format, UnknownFormat, sniff_format
 from transforms.read.iterators import iter_arc, iter_tar, iter_warc
-from transforms.read.ranges import DEFAULT_SPLIT_BYTES, FileRange, plan_reads, read_range
-from transforms.read.transform import DEFAULT_MAX_RECORD_BYTES, ReadArchives, read_file
+from transforms.read.ranges import DEFAULT_SPLIT_BYTES, FileRange, plan_reads
+from transforms.read.reader import DEFAULT_MAX_RECORD_BYTES, read_file, read_range
+from transforms.read.transform import ReadArchives
 
 __all__ = [
     "DEFAULT_MAX_RECORD_BYTES",

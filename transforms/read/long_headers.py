@@ -41,7 +41,9 @@ _END = b"\r\n\r\n"
 
 class LongHeader(NamedTuple):
     record: ArchiveRecord
-    next_offset: int  # where the next record starts in a plain WARC (the end of this one)
+    # In a plain WARC, where the next record starts (past this one and the blank lines after
+    # it); None when the file ends there. Not used for a WARC.gz.
+    next_offset: int | None
 
 
 def is_header_limit(error: str | None) -> bool:
@@ -116,14 +118,15 @@ def read_long_header(path: str, source_file: str, offset: int, *, gzip: bool) ->
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as raw:
         raw.seek(offset)
         found = _read_head(_Inflated(raw) if gzip else raw)
-    if found is None or len(found[1]) <= FASTWARC_HEADER_LIMIT:
-        return None
-    skipped, head = found
-    fields = _fields(head)
-    length = (fields or {}).get("content-length", "")
-    if fields is None or not length.isdigit():
-        return None
-    start = offset if gzip else offset + skipped
+        if found is None or len(found[1]) <= FASTWARC_HEADER_LIMIT:
+            return None
+        skipped, head = found
+        fields = _fields(head)
+        length = (fields or {}).get("content-length", "")
+        if fields is None or not length.isdigit():
+            return None
+        start = offset if gzip else offset + skipped
+        next_offset = None if gzip else _after_blank_lines(raw, start + len(head) + int(length))
     record_type = fields.get("warc-type", "unknown")
     candidate = record_type in reasons.CANDIDATE_TYPES
     record = ArchiveRecord(
@@ -140,4 +143,15 @@ def read_long_header(path: str, source_file: str, offset: int, *, gzip: bool) ->
             else None
         ),
     )
-    return LongHeader(record, start + len(head) + int(length))
+    return LongHeader(record, next_offset)
+
+
+def _after_blank_lines(raw: BinaryIO, offset: int) -> int | None:
+    """The first offset at or after ``offset`` that is not CR or LF; None at the end of file."""
+    raw.seek(offset)
+    while chunk := raw.read(_CHUNK):
+        rest = chunk.lstrip(b"\r\n")
+        if rest:
+            return offset + len(chunk) - len(rest)
+        offset += len(chunk)
+    return None

@@ -1,7 +1,7 @@
 """Parquet shards with row groups and files sized for readers, written with flat worker memory.
 
 Beam's ``WriteToParquet`` buffers ``row_group_buffer_size`` bytes of rows per bundle and writes
-one file per bundle, however large. ``WriteSizedParquet`` instead:
+one file per bundle, however large. ``WriteParquetShards`` instead:
 
 - turns rows into Arrow record batches of ``BATCH_ROWS`` and writes a row group each time
   ``row_group_bytes`` of Arrow data are buffered, so a worker holds at most one row group;
@@ -29,7 +29,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
-from transforms.memory import trim_heap
+from transforms.memory import trim_heap, use_system_arrow_pool
 from transforms.write.paths import delete_literal
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_ROW_GROUP_BYTES",
     "ShardWriter",
-    "WriteSizedParquet",
+    "WriteParquetShards",
     "final_names",
 ]
 
@@ -194,10 +194,7 @@ class _WriteFilesFn(beam.DoFn):
         self._row_groups = Metrics.counter(NAMESPACE, "row_groups")
 
     def setup(self) -> None:
-        # Arrow's default pool (mimalloc) keeps freed row-group buffers mapped; the system
-        # allocator gives them back, which keeps the worker's RSS some 10 MB lower. The pool is
-        # process-wide, and the worker's only other Arrow user is this writer.
-        pa.set_memory_pool(pa.system_memory_pool())
+        use_system_arrow_pool()  # freed row groups leave the worker: see transforms.memory
 
     def start_bundle(self) -> None:
         self._writer: ShardWriter | None = None
@@ -246,7 +243,7 @@ class _FinalizeFn(beam.DoFn):
         yield from names
 
 
-class WriteSizedParquet(beam.PTransform):
+class WriteParquetShards(beam.PTransform):
     """Write dicts of ``schema`` to ``<directory>/part-SSSSS-of-NNNNN.parquet``, sized for readers.
 
     The output is the PCollection of final file names, complete once every shard is in place.
