@@ -320,3 +320,20 @@ def test_help_lists_the_jobs_flags_with_defaults_and_points_to_beams_options():
 def test_help_beam_lists_beams_own_options(monkeypatch, capsys):
     code, out, _ = run_main(monkeypatch, capsys, ["--help_beam"])
     assert code == 0 and "--runner" in out and "--max_reject_ratio" in out
+
+
+def test_the_driver_counts_each_file_once_and_says_why(tmp_path, caplog):
+    """What the log says for the input classes of the corpus: files matched by several
+    patterns (read once), a literal name that is no pattern's match, a dangling link."""
+    from beam_jobs.clean_html import _check_inputs
+
+    crawl = one_page_crawl(tmp_path / "in")
+    (crawl / "page[1].warc.gz").write_bytes((crawl / "one.warc.gz").read_bytes())
+    (crawl / "gone.warc.gz").symlink_to(crawl / "deleted.warc.gz")
+    patterns = [str(crawl / "*"), str(crawl / "one*"), str(crawl / "page[1].warc.gz")]
+    with caplog.at_level("INFO", logger="clean_html"):
+        files, size = _check_inputs(patterns)
+    assert files == 3  # one.warc.gz, page[1].warc.gz and the dangling link, each once
+    assert size == 2 * (crawl / "one.warc.gz").stat().st_size
+    assert "2 files matched by more than one --input pattern are read once" in caplog.text
+    assert "read as a file of that name" in caplog.text
