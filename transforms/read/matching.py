@@ -32,9 +32,12 @@ def dangling_links(pattern: str) -> list[str]:
     prefix = re.match(r"^[^[*?]*", pattern).group(0)
     if prefix == pattern:
         return [pattern] if os.path.islink(pattern) and not os.path.exists(pattern) else []
+    top = os.path.dirname(prefix)
+    if not top:  # as Beam's local listing: a pattern without a folder lists nothing
+        return []
     matches = re.compile(FileSystem.translate_pattern(pattern)).match
     found = []
-    for folder, _, names in os.walk(os.path.dirname(prefix) or "."):
+    for folder, _, names in os.walk(top):
         for name in names:
             path = os.path.join(folder, name)
             if os.path.islink(path) and not os.path.exists(path) and matches(path):
