@@ -69,11 +69,16 @@ def test_tar_pax_url_with_a_non_utf8_byte_is_read_with_a_replacement_character(t
     assert all(utf8_strings(r) for r in records) and not stats.damaged
 
 
-def test_input_file_name_that_is_not_utf8_is_read_under_a_valid_name(tmp_path):
-    path = tmp_path / f"{BAD_NAME}.tar"
+@pytest.mark.parametrize(
+    "raw", ["café".encode("latin-1"), "привет".encode("cp1251"), "東京".encode("shift_jis")]
+)
+def test_input_file_name_that_is_not_utf8_is_read_under_a_valid_name(tmp_path, raw):
+    name = os.fsdecode(raw + b".tar")
+    path = tmp_path / name
     path.write_bytes(_tar("page.html"))
     records, stats = read_all(path)
-    shown = str(tmp_path / "caf\ufffd.tar")
+    shown = str(tmp_path / valid_utf8(name))
+    assert "\ufffd" in shown
     assert [r.source_file for r in records] == [shown] and stats.source_file == shown
     assert records[0].payload == HTML
     utf8_strings(stats)
