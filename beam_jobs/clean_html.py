@@ -11,8 +11,11 @@ Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/pa
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
+import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -22,19 +25,29 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
-from beam_jobs.config import ConfigError, merge_config
+from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
 from transforms.language import parse_languages
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
+from transforms.read.matching import match_pattern
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
+from transforms.write.paths import delete_literal, has_wildcards, is_local
 
 _LOG = logging.getLogger("clean_html")
 
-__all__ = ["CleanHtmlOptions", "ConfigError", "JobFailed", "build_pipeline", "run"]
+__all__ = [
+    "CleanHtmlOptions",
+    "ConfigError",
+    "JobFailed",
+    "UsageError",
+    "build_pipeline",
+    "help_text",
+    "run",
+]
 
 # Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
 # Heritrix crawl); a job where over 80% are rejected is almost surely a bug, not the crawl.
@@ -43,6 +56,33 @@ DEFAULT_MAX_REJECT_RATIO = 0.8
 
 class JobFailed(RuntimeError):
     """The pipeline ran, but its output must not be taken as a success."""
+
+
+def _number(kind: type, low: float, *, low_included: bool, high: float = math.inf):
+    """An argparse ``type`` that reads ``kind`` and refuses NaN and values outside the range:
+    a zero cap would reject every document, a NaN ratio would disable its check."""
+    bound = f">= {low}" if low_included else f"> {low}"
+    if high != math.inf:
+        bound += f" and <= {high}"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        below = value < low if low_included else value <= low
+        if math.isnan(value) or below or value > high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range (must be {bound})")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+_POSITIVE_INT = _number(int, 0, low_included=False)
+_NON_NEGATIVE_INT = _number(int, 0, low_included=True)
+_POSITIVE_SECONDS = _number(float, 0, low_included=False)
+_RATIO = _number(float, 0, low_included=True, high=1.0)
 
 
 class CleanHtmlOptions(PipelineOptions):
@@ -79,7 +119,7 @@ class CleanHtmlOptions(PipelineOptions):
             "--mode",
             choices=("main", "full"),
             default="main",
-            help="main: the page's main content (default); full: all visible text.",
+            help="main: the page's main content; full: all visible text.",
         )
         parser.add_argument(
             "--format",
@@ -101,32 +141,32 @@ class CleanHtmlOptions(PipelineOptions):
         )
         parser.add_argument(
             "--min_language_score",
-            type=float,
+            type=_RATIO,
             default=0.0,
             help="Reject rows whose language score is below this (0-1) as language.",
         )
         parser.add_argument(
             "--max_record_bytes",
-            type=int,
+            type=_POSITIVE_INT,
             default=DEFAULT_MAX_RECORD_BYTES,
             help="Records larger than this are rejected as too_large without being read.",
         )
         parser.add_argument(
             "--max_decoded_bytes",
-            type=int,
+            type=_POSITIVE_INT,
             default=DEFAULT_MAX_BYTES,
             help="Bodies that decompress past this are rejected as too_large.",
         )
         parser.add_argument(
             "--split_archive_bytes",
-            type=int,
+            type=_NON_NEGATIVE_INT,
             default=DEFAULT_SPLIT_BYTES,
             help="WARC.gz files larger than this are read in ranges of about this size by "
             "several workers; 0 reads every file whole.",
         )
         parser.add_argument(
             "--max_reject_ratio",
-            type=float,
+            type=_RATIO,
             default=DEFAULT_MAX_REJECT_RATIO,
             help="Fail the job (after writing the summary) when rejects / documents exceeds this.",
         )
@@ -139,7 +179,7 @@ class CleanHtmlOptions(PipelineOptions):
         )
         parser.add_argument(
             "--extract_timeout_s",
-            type=float,
+            type=_POSITIVE_SECONDS,
             default=DEFAULT_TIMEOUT_S,
             help="Under the process guard, a document that takes longer is rejected as timeout.",
         )
@@ -199,22 +239,57 @@ def build_pipeline(
 
 
 def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
-    """Files and bytes the patterns match; fails before launching when a pattern matches
-    nothing, since a typo must not look like success."""
-    files = size = 0
-    for result in FileSystems.match(list(patterns)):
-        if not result.metadata_list:
-            raise JobFailed(f"--input {result.pattern!r} matches no file")
-        files += len(result.metadata_list)
-        size += sum(metadata.size_in_bytes for metadata in result.metadata_list)
-    return files, size
+    """Files and bytes the patterns match (each file once, as the pipeline reads them); fails
+    before launching when a pattern matches nothing, since a typo must not look like success."""
+    sizes: dict[str, int] = {}
+    repeated = 0
+    for pattern in patterns:
+        found = match_pattern(pattern)
+        if not found:
+            raise JobFailed(f"--input {pattern!r} matches no file")
+        if len(found) == 1 and found[0].path == pattern and has_wildcards(pattern):
+            _LOG.info("--input %r matches no pattern; read as a file of that name", pattern)
+        for metadata in found:
+            repeated += metadata.path in sizes
+            sizes[metadata.path] = metadata.size_in_bytes
+    if repeated:
+        _LOG.info("%d files matched by more than one --input pattern are read once", repeated)
+    return len(sizes), sum(sizes.values())
+
+
+def _check_output(output: str) -> None:
+    """Refuse, before any work, an output the run could not finish writing."""
+    if has_wildcards(output) and not is_local(output):
+        raise UsageError(
+            f"--output {output!r}: [ ] ? * in a remote path are read as wildcards by Beam; "
+            "choose a path without them"
+        )
+    base = output.rstrip("/")
+    exists_as_file = (
+        os.path.exists(base) and not os.path.isdir(base)
+        if is_local(base)
+        else FileSystems.exists(base)  # an object of that very name: folders are prefixes
+    )
+    if exists_as_file:
+        raise UsageError(f"--output {output!r} is an existing file, not a folder")
 
 
 def _clear_output(paths: dict[str, str]) -> None:
     """Remove a previous run's shards and summary so that only this run's output remains."""
-    existing = [paths[k] for k in ("data", "rejects", "summary") if FileSystems.exists(paths[k])]
-    if existing:
-        FileSystems.delete(existing)
+    delete_literal([paths[k] for k in ("data", "rejects", "summary")])
+
+
+def help_text() -> str:
+    """``--help``: the job's own flags with their defaults, then where Beam's options are."""
+    parser = argparse.ArgumentParser(
+        prog="python -m beam_jobs.clean_html",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog="Beam's pipeline options (--runner, --project, --region, --temp_location, "
+        "--num_workers, ...) are accepted too; --help_beam lists them all.",
+    )
+    CleanHtmlOptions._add_argparse_args(parser)
+    return parser.format_help()
 
 
 def read_summary(output: str) -> dict[str, Any]:
@@ -251,10 +326,14 @@ def run(
 ) -> dict[str, Any]:
     """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
 
-    ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset).
+    ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset). An
+    unknown flag, a value out of range or an output that cannot be written raise
+    ``UsageError`` before any work.
     ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
     """
-    options = PipelineOptions(merge_config(argv if argv is not None else sys.argv[1:]))
+    argv = merge_config(argv if argv is not None else sys.argv[1:])
+    check_flags(argv)
+    options = PipelineOptions(argv)
     options.view_as(SetupOptions).save_main_session = False
     standard = options.view_as(StandardOptions)
     if standard.runner is None:
@@ -263,6 +342,7 @@ def run(
     job = options.view_as(CleanHtmlOptions)
     if not (job.input or job.input_list) or not job.output:
         raise JobFailed("--input or --input_list (one or more) and --output are required")
+    _check_output(job.output)
     paths = _output_paths(job.output)
     files, size = _check_inputs(job.input or [])
     _clear_output(paths)
@@ -298,8 +378,18 @@ def main() -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
     )
     logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
+    argv = sys.argv[1:]
+    if "-h" in argv or "--help" in argv:
+        print(help_text())
+        return 0
+    if "--help_beam" in argv:
+        print(all_options_help())
+        return 0
     try:
-        run()
+        run(argv)
+    except UsageError as e:
+        print(f"clean_html: error: {e}", file=sys.stderr)
+        return 2
     except ConfigError as e:
         print(f"clean_html: bad --config: {e}", file=sys.stderr)
         return 2

@@ -32,7 +32,17 @@ from typing import Any, NoReturn
 import yaml
 from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
 
-__all__ = ["CONFIG_FLAG", "PATH_KEYS", "ConfigError", "load_preset", "merge_config", "preset_flags"]
+__all__ = [
+    "CONFIG_FLAG",
+    "PATH_KEYS",
+    "ConfigError",
+    "UsageError",
+    "all_options_help",
+    "check_flags",
+    "load_preset",
+    "merge_config",
+    "preset_flags",
+]
 
 CONFIG_FLAG = "--config"
 
@@ -42,6 +52,10 @@ PATH_KEYS = frozenset({"setup_file", "requirements_file", "extra_packages"})
 
 class ConfigError(ValueError):
     """A preset that cannot be merged: unreadable, not a mapping, unknown key or bad value."""
+
+
+class UsageError(ValueError):
+    """A command line the job refuses before any work: an unknown flag or a bad value."""
 
 
 class _RaisingParser(_BeamArgumentParser):
@@ -165,6 +179,35 @@ def preset_flags(
         if key not in skipped:
             flags += entry
     return flags
+
+
+def check_flags(argv: Sequence[str]) -> None:
+    """Raise ``UsageError`` for a flag that no registered option knows, and for a value its
+    option's parser refuses (the job's own options check their ranges).
+
+    Beam only logs a warning for an unknown flag and goes on with the defaults, so that a
+    misspelled ``--max_reject_ration 0`` would silently run without its check.
+    """
+    parser = _all_options_parser()
+    try:
+        _, unknown = parser.parse_known_args(list(argv))
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    if not unknown:
+        return
+    first = next((arg for arg in unknown if arg.startswith("-")), unknown[0])
+    if not first.startswith("-"):
+        raise UsageError(f"unexpected argument {first!r} (every option is a --flag)")
+    name = first.split("=", 1)[0]
+    known = [s for a in parser._actions for s in a.option_strings if s.startswith("--")]
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UsageError(f"unknown flag {name}{hint}")
+
+
+def all_options_help() -> str:
+    """The help of every registered option: Beam's pipeline options and the job's own."""
+    return _all_options_parser().format_help()
 
 
 def _given_on_command_line(argv: Sequence[str]) -> set[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import random
 import tarfile
 import zlib
@@ -24,7 +25,20 @@ from fastwarc.stream_io import Lz4Writer
 from tests.builders import WarcEntry, http_response, page, write_warc
 from transforms import reasons
 
-__all__ = ["ROW", "Expected", "build_corpus", "good_entries", "html_cases", "http_cases"]
+__all__ = [
+    "BAD_FLAGS",
+    "CORPUS_PATTERNS",
+    "DANGLING_LINK",
+    "HELP_MUST_LIST",
+    "ODD_OUTPUT_NAMES",
+    "ROW",
+    "SHOWN_NAMES",
+    "Expected",
+    "build_corpus",
+    "good_entries",
+    "html_cases",
+    "http_cases",
+]
 
 ROW = "row"
 MIB = 1 << 20
@@ -111,14 +125,21 @@ def raw_warc(records: list[tuple[str, bytes]]) -> bytes:
     return b"".join(members)
 
 
-def _tar(members: dict[str, bytes]) -> bytes:
+def _tar(
+    members: dict[str, bytes], fmt: int = tarfile.USTAR_FORMAT, pax: dict[str, str] | None = None
+) -> bytes:
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+    with tarfile.open(fileobj=buffer, mode="w", format=fmt) as archive:
         for name, data in members.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
+            info.pax_headers = dict(pax or {})
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+# A latin-1 byte as Python shows it in a name read from a UTF-8 file system or a tar header.
+LATIN1_E = os.fsdecode(b"\xe9")
 
 
 # --- archive-level cases: each builds one file and says what it must end as ------------------
@@ -267,6 +288,124 @@ def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
     )
 
 
+def tar_member_name_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """GNU tar on a latin-1 system: the name is read, the byte shown as U+FFFD."""
+    data = _tar({f"caf{LATIN1_E}.html": article("latin-1 name")}, fmt=tarfile.GNU_FORMAT)
+    return data, Expected(outcomes={"caf\ufffd.html": ROW}, documents=1)
+
+
+def tar_pax_url_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    url = f"https://caf{LATIN1_E}.example/page"
+    data = _tar({"page.html": article("pax url")}, fmt=tarfile.PAX_FORMAT, pax={"url": url})
+    return data, Expected(outcomes={"https://caf\ufffd.example/page": ROW}, documents=1)
+
+
+def file_name_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """Its name (``ARCHIVE_CASES`` key) holds a latin-1 byte: ``source_file`` shows U+FFFD."""
+    return _gzip_warc(tmp, "latin1file"), Expected(
+        outcomes=_urls("latin1file", range(3)), documents=3
+    )
+
+
+def _warc_dated(prefix: str, dates: list[str]) -> bytes:
+    records = []
+    for i, date in enumerate(dates):
+        block = http_response(article(f"{prefix} {i}"))
+        head = (
+            "WARC/1.1\r\nWARC-Type: response\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+            f"WARC-Date: {date}\r\nWARC-Target-URI: https://{prefix}.example/{i}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        )
+        records.append(head.encode() + block + b"\r\n\r\n")
+    return b"".join(records)
+
+
+# Valid ISO dates whose UTC instant is outside years 1-9999 (Arrow stores them; no Python
+# reader can read them back), and one that is not a date at all; the last one is fine.
+ODD_WARC_DATES = [
+    "0001-01-01T00:00:00+05:00",
+    "9999-12-31T23:59:59-05:00",
+    "0000-01-01T00:00:00Z",
+    "2026-01-02T08:04:05+05:00",
+]
+# ARC dates that warcio would pad into invented instants; the last one is fine.
+ODD_ARC_DATES = [b"2026", b"00000000000000", b"2026ab02030405", b"20260102030405"]
+
+
+def warc_dates_out_of_range(tmp: Path) -> tuple[bytes, Expected]:
+    return _warc_dated("warcdate", ODD_WARC_DATES), Expected(
+        outcomes=_urls("warcdate", range(4)), documents=4
+    )
+
+
+def arc_dates_malformed(tmp: Path) -> tuple[bytes, Expected]:
+    version = b"1 0 test\nURL IP-address Archive-date Content-type Archive-length\n"
+    head = b"filedesc://d.arc 0.0.0.0 20140216050221 text/plain %d\n" % len(version)
+    records = []
+    for i, date in enumerate(ODD_ARC_DATES):
+        body = http_response(article(f"arc date {i}"))
+        line = b"https://arcdate.example/%d 1.2.3.4 %s text/html %d\n" % (i, date, len(body))
+        records.append(line + body + b"\n")
+    return head + version + b"\n" + b"".join(records), Expected(
+        outcomes=_urls("arcdate", range(4)), documents=4
+    )
+
+
+def _long_header_case(prefix: str, uri_bytes: int, *, gzip_records: bool):
+    """Seven records, the third with a WARC-Target-URI of ``uri_bytes``: over FastWARC's
+    32 KiB header limit, it is a ``header_too_large`` reject and every other record is read."""
+    urls = [f"https://{prefix}.example/{i}" for i in range(7)]
+    urls[2] += "?q=" + "a" * uri_bytes
+    records = []
+    for i, url in enumerate(urls):
+        block = http_response(article(f"{prefix} {i}"))
+        head = (
+            "WARC/1.1\r\nWARC-Type: response\r\n"
+            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
+            f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
+            "Content-Type: application/http; msgtype=response\r\n"
+            f"Content-Length: {len(block)}\r\n\r\n"
+        )
+        record = head.encode() + block + b"\r\n\r\n"
+        records.append(gzip.compress(record, compresslevel=1, mtime=0) if gzip_records else record)
+    outcomes = {url: ROW for url in urls}
+    outcomes[urls[2]] = reasons.HEADER_TOO_LARGE
+    return b"".join(records), Expected(outcomes=outcomes, documents=7)
+
+
+def long_header_plain(tmp: Path) -> tuple[bytes, Expected]:
+    return _long_header_case("longhead", 40_000, gzip_records=False)
+
+
+def long_header_gzip(tmp: Path) -> tuple[bytes, Expected]:
+    return _long_header_case("longheadgz", 1_000_000, gzip_records=True)
+
+
+def headers_not_utf8(tmp: Path) -> tuple[bytes, Expected]:
+    """Latin-1 bytes in a WARC-Target-URI, a WARC-Record-ID and the HTTP headers: read, each
+    undecodable byte shown as U+FFFD."""
+    block = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=\xff\r\nX-Caf\xe9: cr\xe8me\r\n\r\n"
+        + article("latin-1 headers")
+    )
+    head = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:caf\xe9>\r\n"
+        b"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: https://caf\xe9.example/cr\xe8me\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(block)
+    )
+    return head + block + b"\r\n\r\n", Expected(
+        outcomes={"https://caf\ufffd.example/cr\ufffdme": ROW}, documents=1
+    )
+
+
+def named_like_a_pattern(tmp: Path) -> tuple[bytes, Expected]:
+    """Named by ``--input 'in/page[1].warc.gz'``, which as a pattern matches no file."""
+    return _gzip_warc(tmp, "literal"), Expected(outcomes=_urls("literal", range(3)), documents=3)
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
@@ -286,6 +425,24 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "zstd.warc.zst": zstd_warc,
     "lz4.warc.lz4": lz4_warc,
     "zstd.tar.zst": zstd_tar,
+    "latin1-member-name.tar": tar_member_name_not_utf8,
+    "latin1-pax-url.tar": tar_pax_url_not_utf8,
+    f"caf{LATIN1_E}-name.warc.gz": file_name_not_utf8,
+    "dates-out-of-range.warc": warc_dates_out_of_range,
+    "dates-malformed.arc": arc_dates_malformed,
+    "page[1].warc.gz": named_like_a_pattern,
+    "latin1-headers.warc": headers_not_utf8,
+    "long-header-40kb.warc": long_header_plain,
+    "long-header-1mb.warc.gz": long_header_gzip,
+}
+# The --input patterns (relative to the corpus folder) the job is run with: every file, the tar
+# files a second time and one file named literally; each file must still be read once.
+CORPUS_PATTERNS = ["*", "*.tar", "page[1].warc.gz"]
+DANGLING_LINK = "dangling-link.warc.gz"
+# The names the summary shows for them (U+FFFD for an undecodable byte).
+SHOWN_NAMES = {
+    name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"): name
+    for name in ARCHIVE_CASES
 }
 
 
@@ -354,6 +511,15 @@ def http_cases() -> dict[str, tuple[bytes, str]]:
             ),
             reasons.TOO_LARGE,
         ),
+        # Gzip bytes that no Content-Encoding announces: inflated under the same cap.
+        "gzip-body-without-content-encoding": (
+            _raw_response("HTTP/1.1 200 OK\nContent-Type: text/html\n", gzip.compress(html)),
+            ROW,
+        ),
+        "gzip-bomb-without-content-encoding": (
+            _raw_response("HTTP/1.1 200 OK\nContent-Type: text/html\n", _gzip_bomb(1 << 30)),
+            reasons.TOO_LARGE,
+        ),
         "brotli-bomb-1gib": (
             _raw_response(
                 "HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Encoding: br\n",
@@ -366,6 +532,10 @@ def http_cases() -> dict[str, tuple[bytes, str]]:
 
 def _nested(depth: int) -> bytes:
     return b"<html><body>" + b"<div>" * depth + b"deep text at the bottom" + b"</div>" * depth
+
+
+def _before_main(filler: bytes) -> bytes:
+    return article("textless filler").replace(b"<main>", filler + b"<main>")
 
 
 def html_cases() -> dict[str, tuple[bytes, str, str]]:
@@ -422,6 +592,23 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
             html_type,
             ROW,
         ),
+        # 6 MB that carries no text before the article: over the 5M-character cap, but only
+        # markup that can carry text counts toward it, so the article is a row, not cut.
+        "script-6mb-before-the-text": (
+            _before_main(
+                b'<script type="application/json">{"s": "'
+                + b"v<a>" * (3 * MIB // 2)
+                + b'"}</script>'
+            ),
+            html_type,
+            ROW,
+        ),
+        "comment-6mb-before-the-text": (
+            _before_main(b"<!-- " + b"old <p>markup</p> " * (MIB // 3) + b" -->"),
+            html_type,
+            ROW,
+        ),
+        "whitespace-6mb-before-the-text": (_before_main(b" \n\t" * (2 * MIB)), html_type, ROW),
         "thousands-of-titles": (
             article("titles").replace(b"<head>", b"<head>" + b"<title>t</title>" * 5000),
             html_type,
@@ -431,13 +618,16 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
 
 
 def build_corpus(directory: Path) -> dict[str, Expected]:
-    """Write the whole malformed corpus into ``directory``; file name -> ``Expected``."""
+    """Write the whole malformed corpus into ``directory``; file name as shown -> ``Expected``."""
     directory.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Expected] = {}
-    for name, build in ARCHIVE_CASES.items():
-        data, outcome = build(directory)
+    for shown, name in SHOWN_NAMES.items():
+        data, outcome = ARCHIVE_CASES[name](directory)
         (directory / name).write_bytes(data)
-        expected[name] = outcome
+        expected[shown] = outcome
+    # A symbolic link whose target is gone: one unreadable_file reject, not a silent gap.
+    (directory / DANGLING_LINK).symlink_to(directory / "deleted-target.warc.gz")
+    expected[DANGLING_LINK] = Expected(damaged=True, documents=1, error="No such file")
     http = http_cases()
     (directory / "http.warc.gz").write_bytes(
         raw_warc([(f"https://http.example/{name}", block) for name, (block, _) in http.items()])
@@ -463,3 +653,50 @@ def build_corpus(directory: Path) -> dict[str, Expected]:
         documents=len(html),
     )
     return expected
+
+
+# --- command-line cases: flags and output paths a new user types ------------------------------
+
+# Flags -> the message of the one line the job exits 2 with, before any work.
+BAD_FLAGS: dict[str, tuple[list[str], str]] = {
+    "nan-ratio": (["--max_reject_ratio", "nan"], "--max_reject_ratio: 'nan' is out of range"),
+    "negative-ratio": (
+        ["--max_reject_ratio", "-0.1"],
+        "--max_reject_ratio: '-0.1' is out of range",
+    ),
+    "zero-record-cap": (["--max_record_bytes", "0"], "--max_record_bytes: '0' is out of range"),
+    "negative-decoded-cap": (
+        ["--max_decoded_bytes", "-1"],
+        "--max_decoded_bytes: '-1' is out of range",
+    ),
+    "zero-timeout": (["--extract_timeout_s", "0"], "--extract_timeout_s: '0' is out of range"),
+    "nan-timeout": (["--extract_timeout_s", "nan"], "--extract_timeout_s: 'nan' is out of range"),
+    "negative-split": (
+        ["--split_archive_bytes", "-5"],
+        "--split_archive_bytes: '-5' is out of range",
+    ),
+    "not-a-number": (["--max_record_bytes", "lots"], "'lots' is not a number"),
+    "misspelled-ratio": (
+        ["--max_reject_ration", "0.0"],
+        "unknown flag --max_reject_ration; did you mean",
+    ),
+    "misspelled-mode": (["--mdoe", "full"], "unknown flag --mdoe; did you mean --mode"),
+    "bad-mode": (["--mode=fulll"], "invalid choice: 'fulll'"),
+}
+
+# The job's own flags, which --help must list with their defaults.
+HELP_MUST_LIST = (
+    "--input",
+    "--output",
+    "--config",
+    "--mode",
+    "--max_record_bytes",
+    "--max_decoded_bytes",
+    "--split_archive_bytes",
+    "--max_reject_ratio",
+    "--extract_guard",
+    "--extract_timeout_s",
+)
+
+# Output folder names that Beam's delete would read as patterns: the output is written anyway.
+ODD_OUTPUT_NAMES = ["out [1]", "out?", "out*x", "o[ut"]

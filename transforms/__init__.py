@@ -1,14 +1,15 @@
 """The stages of the clean-HTML job, one package each, in the order data flows through them:
 
-- ``read``: file patterns -> ``ArchiveRecord``s and per-file ``FileStats`` (format sniffing,
-  WARC/ARC/tar iterators, one reading loop for whole files and byte ranges, the ``ReadArchives``
-  transform);
+- ``read``: file patterns -> ``ArchiveRecord``s and per-file ``FileStats`` (matching each file
+  once, format sniffing, WARC/ARC/tar iterators, WARC headers too long for FastWARC, one
+  reading loop for whole files and byte ranges, the ``ReadArchives`` transform);
 - ``decode``: a record's payload bytes -> HTML text or a ``Reject`` (HTTP, content type, charset);
 - ``extract``: HTML -> ``Extracted`` (title, main text): caps, tree walks, boilerplate, scoring,
   layout (text or Markdown), title, text repair; ``python -m transforms.extract page.html``;
 - ``clean_html``: the Beam stage around decode + extract: ``CleanHtml``, the per-record cleaner
   and the crash guard;
-- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json``.
+- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json`` (output paths taken
+  literally).
 
 Beside them: ``records`` (what flows from read to clean_html), ``rows`` (the output columns,
 each spelled once), ``reasons`` (the reject reason codes), ``memory`` (every malloc and Arrow

@@ -7,6 +7,7 @@ so a code is never renamed. The README's table is checked against ``REJECT_REASO
 HTTP_STATUS = "http_status"
 NOT_HTML = "not_html"
 TOO_LARGE = "too_large"
+HEADER_TOO_LARGE = "header_too_large"
 BAD_HTTP = "bad_http"
 BAD_ENCODING = "bad_encoding"
 NO_TEXT = "no_text"
@@ -19,6 +20,7 @@ REJECT_REASONS: dict[str, str] = {
     HTTP_STATUS: "the HTTP status is not 2xx",
     NOT_HTML: "the content is not HTML or XHTML (by header, or by sniffing when the header is missing or generic)",
     TOO_LARGE: "the record or its decompressed body is over the size cap",
+    HEADER_TOO_LARGE: "a WARC record whose header is over the reader's 32 KiB limit (a huge WARC-Target-URI, say); the records around it are read",
     BAD_HTTP: "a response record whose HTTP head cannot be parsed (no status line, broken chunking)",
     BAD_ENCODING: "a Content-Encoding that is unknown or whose body cannot be decompressed",
     NO_TEXT: "extraction found no text",

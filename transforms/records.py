@@ -8,7 +8,25 @@ payload so that ``CleanHtml`` can count them by type.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import NamedTuple
+
+__all__ = ["ArchiveRecord", "FileStats", "valid_utf8"]
+
+# Python decodes undecodable bytes in file names and tar member names (``surrogateescape``) as
+# lone surrogates; Beam's str coder, Parquet and JSON all refuse them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_utf8(text: str | None) -> str | None:
+    """``text`` with every lone surrogate replaced by U+FFFD, so that it encodes as UTF-8.
+
+    Applied where names and paths enter records (input paths, tar member names and PAX
+    headers): one undecodable byte in a name then costs that character, not the run.
+    """
+    if text is None or text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class ArchiveRecord(NamedTuple):

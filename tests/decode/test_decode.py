@@ -294,3 +294,26 @@ def test_utf8_form_only_when_the_text_is_its_strict_decoding() -> None:
     ]:
         decoded = decode_document(http(body, *headers), is_http=True)
         assert decoded.utf8 is None, body[-20:]
+
+
+@pytest.mark.parametrize("content_type", ["Content-Type: text/html", None])
+def test_gzip_body_without_content_encoding_is_inflated(content_type) -> None:
+    headers = [content_type] if content_type else []
+    decoded = decode_document(http(gzip.compress(PAGE, mtime=0), *headers), is_http=True)
+    assert "<p>Hello</p>" in decoded.html and decoded.content_type == "text/html"
+    assert decoded.html_bytes == len(PAGE)
+    # A tar member or resource record stored gzipped without saying so, too.
+    assert "<p>Hello</p>" in decode_document(gzip.compress(PAGE), is_http=False).html
+
+
+def test_gzip_body_without_content_encoding_keeps_the_cap(gzip_bomb: bytes) -> None:
+    payload = http(gzip_bomb, "Content-Type: text/html")
+    err = rejected(payload, is_http=True, max_bytes=2 * 1024 * 1024)
+    assert err.reason == reasons.TOO_LARGE and "inflates past" in err.detail
+
+
+def test_gzip_magic_that_is_not_gzip_is_still_not_html() -> None:
+    payload = http(b"\x1f\x8b" + bytes(range(256)) * 4, "Content-Type: text/html")
+    assert rejected(payload, is_http=True).reason == reasons.NOT_HTML
+    gzipped_png = gzip.compress(b"\x89PNG\r\n\x1a\n" + bytes(300))
+    assert rejected(http(gzipped_png), is_http=True).reason == reasons.NOT_HTML

@@ -267,6 +267,34 @@ def test_work_caps_bound_pathological_pages_and_set_the_flag():
     assert result.truncated and PROSE in result.text
 
 
+TEXTLESS_FILLERS = {
+    "inline-json-script": '<script type="application/json">{"state": "'
+    + "v<a href=x>" * 600_000
+    + '"}</script>',
+    "comment": "<!-- " + "old <p>markup</p> " * 350_000 + " -->",
+    "style": "<STYLE media=all>" + ".a > p { color: red }\n" * 280_000 + "</style >",
+    "whitespace": " \n\t" * 2_000_000,
+}
+
+
+@pytest.mark.parametrize("filler", sorted(TEXTLESS_FILLERS))
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_markup_without_text_before_the_article_does_not_use_up_the_size_cap(filler, as_bytes):
+    """6 MB of a script, comment, style or whitespace before the article: over the 5M-character
+    cap, but none of it carries text, so the article is read whole and nothing is cut."""
+    html = page(TEXTLESS_FILLERS[filler] + article(f"<h1>Headline</h1><p>{PROSE}</p>"))
+    assert len(html) > 6_000_000
+    result = extract(html.encode() if as_bytes else html)
+    assert result.text == f"Headline\n\n{PROSE}" and not result.truncated
+
+
+def test_text_past_the_cap_after_squeezing_is_still_cut_and_flagged():
+    words = "<p>" + "word " * 200 + "</p>"
+    html = page("<!-- x -->" * 1000 + "<main>" + words * 6000 + "</main>")
+    result = Extractor(max_html_chars=1_000_000)(html)
+    assert result.truncated and 0 < result.text.count("word") < 200 * 6000
+
+
 def test_bytes_and_str_give_the_same_result():
     html = page(f"<main><p>Ünïcödé text. {PROSE}</p></main>")
     assert extract(html.encode("utf-8")) == extract(html)

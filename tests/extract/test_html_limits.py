@@ -1,5 +1,5 @@
 from transforms.extract import Extractor
-from transforms.extract.limits import cap_nesting, nesting_depth
+from transforms.extract.limits import MAX_NESTING, cap_nesting, nesting_depth
 
 
 def test_depth_ignores_void_and_self_closing_elements():
@@ -47,3 +47,27 @@ def test_bytes_give_the_same_depth_and_cap_as_the_text():
 def test_depth_stops_at_zero_when_closing_tags_outnumber_opening_ones():
     assert nesting_depth("</div></div><div><div>x") == 2
     assert nesting_depth(b"</div></div><div><div>x") == 2
+
+
+def test_tags_inside_scripts_styles_and_comments_do_not_count_as_nesting():
+    """Inline JSON state full of ``<a>`` is script text to the parser: the page is not
+    flattened, and its script still ends where it did (the article after it is kept)."""
+    state = '<script type="application/json">{"s": "' + "<a>" * 20_000 + '"}</script>'
+    hidden = "<!-- " + "<div>" * 20_000 + " --><style>" + "<b>" * 20_000 + "</style>"
+    html = f"<html><body>{state}{hidden}<main><p>The article.</p></main></body></html>"
+    assert cap_nesting(html) == (html, False)
+    assert cap_nesting(html, utf8=html.encode()) == (html, False)
+
+
+def test_deep_nesting_next_to_a_script_is_flattened_and_the_script_does_not_swallow_the_rest():
+    html = (
+        "<html><body><script>var s = '" + "<a>" * 6000 + "';</script>"
+        + "<div>" * 6000 + "<p>deep text</p>" + "</div>" * 6000 + "<p>after</p></body></html>"
+    )  # fmt: skip
+    flat, flattened = cap_nesting(html)
+    assert flattened and nesting_depth(flat) <= MAX_NESTING
+    assert (
+        "<script" not in flat
+        and "deep text" in flat
+        and flat.endswith("<p>after</p></body></html>")
+    )

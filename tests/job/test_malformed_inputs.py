@@ -1,29 +1,85 @@
 """The malformed-input corpus (``tests/malformed.py``) through the whole job: every case ends as
-a counted reject or a partial read, never a crash, and the summary accounts for every record."""
+a counted reject or a partial read, never a crash, and the summary accounts for every record;
+bad flags and odd output paths end with one clear line before any work, or with the output."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
+import pandas
+import pyarrow.parquet as pq
 import pytest
 
+from beam_jobs.clean_html import main
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
-from tests.malformed import ARCHIVE_CASES, ROW, build_corpus
+from tests.malformed import (
+    BAD_FLAGS,
+    CORPUS_PATTERNS,
+    DANGLING_LINK,
+    HELP_MUST_LIST,
+    ODD_OUTPUT_NAMES,
+    ROW,
+    SHOWN_NAMES,
+    build_corpus,
+)
 from transforms import reasons
+from transforms.write import SUMMARY_FILE
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def corpus_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("malformed")
     expected = build_corpus(root / "in")
+    inputs = [arg for pattern in CORPUS_PATTERNS for arg in ("--input", str(root / "in" / pattern))]
     rows, rejects, summary = run_job(
-        ["--input", str(root / "in" / "*"), "--output", str(root / "out")]
-        + ["--max_reject_ratio", "1"]
+        [*inputs, "--output", str(root / "out"), "--max_reject_ratio", "1"]
     )
     return root / "in", expected, rows, rejects, summary
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def test_every_string_is_valid_utf8_and_every_shard_reads_back_everywhere(corpus_run):
+    """Whatever bytes the names, headers and paths held: strict UTF-8 in the Parquet columns
+    and the summary, and every shard readable by pyarrow (to Python), pandas and DuckDB."""
+    folder, _, rows, rejects, summary = corpus_run
+    out = folder.parent / "out"
+    shards = sorted((out / "data").glob("*.parquet")) + sorted((out / "rejects").glob("*.parquet"))
+    assert shards
+    for shard in shards:
+        table = pq.read_table(shard)
+        as_python = table.to_pylist()
+        assert len(pandas.read_parquet(shard)) == len(as_python)
+        with duckdb.connect() as db:
+            fetched = db.execute("SELECT * FROM read_parquet(?)", [str(shard)]).fetchall()
+        assert len(fetched) == len(as_python)
+        for value in _strings([list(row.values()) for row in as_python]):
+            value.encode("utf-8")
+    raw = (out / SUMMARY_FILE).read_bytes().decode("utf-8")
+    for value in _strings(json.loads(raw)):
+        value.encode("utf-8")
+    shown = {Path(e["source_file"]).name for e in summary["files"]["per_file"]}
+    assert "caf\ufffd-name.warc.gz" in shown
 
 
 def _outcomes(rows, rejects, name: str) -> dict[str, str]:
@@ -42,7 +98,9 @@ def test_every_file_of_the_corpus_is_in_the_summary(corpus_run):
     assert summary["files"]["count"] == len(expected)
 
 
-@pytest.mark.parametrize("name", [*sorted(ARCHIVE_CASES), "http.warc.gz", "html.warc.gz"])
+@pytest.mark.parametrize(
+    "name", [*sorted(SHOWN_NAMES), DANGLING_LINK, "http.warc.gz", "html.warc.gz"]
+)
 def test_each_file_ends_as_documented(corpus_run, name):
     _, expected, rows, rejects, summary = corpus_run
     entry = next(e for e in summary["files"]["per_file"] if Path(e["source_file"]).name == name)
@@ -68,6 +126,7 @@ def test_unreadable_files_are_one_reject_each_with_the_error(corpus_run):
         "png.warc.gz",
         "readme.warc",
         "zstd.tar.zst",
+        DANGLING_LINK,
     }
     assert all(rej["detail"] for rej in unreadable)
 
@@ -77,7 +136,7 @@ def test_corpus_totals(corpus_run):
     known = sum(e.documents for e in expected.values() if e.documents is not None)
     assert summary["documents"] >= known
     by_reason = Counter(rej["reason"] for rej in rejects)
-    assert by_reason[reasons.TOO_LARGE] == 3  # the two bombs and the 50 MB page
+    assert by_reason[reasons.TOO_LARGE] == 4  # the three bombs and the 50 MB page
     truncated = {row["url"] for row in rows if row["truncated"]}
     assert {"https://cutbody.example/2", "b.html"} <= truncated
     assert not by_reason[reasons.TIMEOUT] and not by_reason[reasons.EXTRACT_ERROR]
@@ -96,6 +155,30 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
     assert "sans marque" in by_url["https://html.example/utf16-without-bom"]["text"]
     assert "Café crème" in by_url["https://html.example/lying-meta-charset"]["text"]
     assert "\x00" not in by_url["https://html.example/nul-bytes"]["text"]
+    for filler in ("script", "comment", "whitespace"):
+        row = by_url[f"https://html.example/{filler}-6mb-before-the-text"]
+        assert "Paragraph 2 of textless filler" in row["text"] and not row["truncated"]
+
+
+def test_files_matched_by_several_patterns_are_read_once(corpus_run):
+    """``*`` and ``*.tar`` both match the tar files, ``*`` and the literal name ``page[1]...``
+    the same WARC: no row is doubled (the per-file document counts are checked above)."""
+    _, _, rows, rejects, _ = corpus_run
+    keys = [(d["source_file"], d["record_id"], d["record_offset"]) for d in rows + rejects]
+    assert len(keys) == len(set(keys))
+    literal = [row for row in rows if Path(row["source_file"]).name == "page[1].warc.gz"]
+    assert len(literal) == 3
+
+
+def test_dates_that_are_not_real_instants_in_years_1_to_9999_are_null(corpus_run):
+    """Malformed ARC dates are not padded into invented instants; WARC dates whose UTC instant
+    falls outside years 1-9999 are null (the shards' readability is checked by the sweep)."""
+    _, _, rows, _, _ = corpus_run
+    dates = {row["url"]: row["warc_date"] for row in rows}
+    for prefix in ("warcdate", "arcdate"):
+        got = [dates[f"https://{prefix}.example/{i}"] for i in range(4)]
+        assert got[:3] == [None, None, None], got
+        assert got[3].isoformat() in ("2026-01-02T03:04:05+00:00",), got
 
 
 def misbehaving_crawl(folder: Path) -> Path:
@@ -164,3 +247,96 @@ def test_without_the_guard_an_extractor_exception_is_still_a_reject(tmp_path):
     assert [(rej["url"], rej["reason"]) for rej in rejects] == [
         ("https://t.example/raise", reasons.EXTRACT_ERROR)
     ]
+
+
+def one_page_crawl(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    body = page("Odd flags", "A page that is kept whatever the output is called.").encode()
+    write_warc(
+        folder / "one.warc.gz", [WarcEntry("response", "https://f.example/", http_response(body))]
+    )
+    return folder
+
+
+def run_main(monkeypatch, capsys, argv: list[str]) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["clean_html", *argv])
+    code = main()
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FLAGS))
+def test_bad_flags_exit_2_with_one_line_before_any_work(tmp_path, monkeypatch, capsys, case):
+    flags, message = BAD_FLAGS[case]
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / "out"
+    code, _, err = run_main(
+        monkeypatch, capsys, ["--input", str(crawl / "*"), "--output", str(out), *flags]
+    )
+    assert code == 2
+    lines = [line for line in err.splitlines() if line.startswith("clean_html")]
+    assert len(lines) == 1 and message in lines[0], err
+    assert not out.exists()  # refused before any work
+
+
+def test_output_that_is_an_existing_file_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / "results.parquet"
+    out.write_bytes(b"someone's file")
+    code, _, err = run_main(
+        monkeypatch, capsys, ["--input", str(crawl / "*"), "--output", str(out)]
+    )
+    assert code == 2 and "is an existing file, not a folder" in err
+    assert out.read_bytes() == b"someone's file"
+
+
+@pytest.mark.parametrize("name", ODD_OUTPUT_NAMES)
+def test_output_path_with_wildcard_characters_is_written_and_rewritten(tmp_path, name):
+    crawl = one_page_crawl(tmp_path / "crawl")
+    out = tmp_path / name
+    leftover = out / "data" / ".temp-0123" / "part.parquet"  # what a failed run left behind
+    leftover.parent.mkdir(parents=True)
+    leftover.write_bytes(b"half a shard")
+    argv = ["--input", str(crawl / "*"), "--output", str(out), "--extract_guard", "none"]
+    for _ in range(2):  # a re-run into the same folder clears the first run's output
+        rows, _, summary = run_job(argv)
+        assert [row["url"] for row in rows] == ["https://f.example/"]
+        assert sorted(p.name for p in out.iterdir()) == ["_SUMMARY.json", "data", "rejects"]
+        assert not [p for p in out.rglob(".temp-*")]
+
+
+def test_help_lists_the_jobs_flags_with_defaults_and_points_to_beams_options():
+    done = subprocess.run(
+        [sys.executable, "-m", "beam_jobs.clean_html", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for flag in HELP_MUST_LIST:
+        assert flag in done.stdout
+    assert "(default: 0.8)" in done.stdout and "(default: main)" in done.stdout
+    assert "--help_beam" in done.stdout
+
+
+def test_help_beam_lists_beams_own_options(monkeypatch, capsys):
+    code, out, _ = run_main(monkeypatch, capsys, ["--help_beam"])
+    assert code == 0 and "--runner" in out and "--max_reject_ratio" in out
+
+
+def test_the_driver_counts_each_file_once_and_says_why(tmp_path, caplog):
+    """What the log says for the input classes of the corpus: files matched by several
+    patterns (read once), a literal name that is no pattern's match, a dangling link."""
+    from beam_jobs.clean_html import _check_inputs
+
+    crawl = one_page_crawl(tmp_path / "in")
+    (crawl / "page[1].warc.gz").write_bytes((crawl / "one.warc.gz").read_bytes())
+    (crawl / "gone.warc.gz").symlink_to(crawl / "deleted.warc.gz")
+    patterns = [str(crawl / "*"), str(crawl / "one*"), str(crawl / "page[1].warc.gz")]
+    with caplog.at_level("INFO", logger="clean_html"):
+        files, size = _check_inputs(patterns)
+    assert files == 3  # one.warc.gz, page[1].warc.gz and the dangling link, each once
+    assert size == 2 * (crawl / "one.warc.gz").stat().st_size
+    assert "2 files matched by more than one --input pattern are read once" in caplog.text
+    assert "read as a file of that name" in caplog.text

@@ -43,7 +43,7 @@ def _read_all(path: Path, split_bytes: int) -> tuple[list[ArchiveRecord], list[F
         source = (
             read_range(item, max_record_bytes=1 << 20)
             if isinstance(item, FileRange)
-            else read_file(item, max_record_bytes=1 << 20)
+            else read_file(item.path, max_record_bytes=1 << 20)
         )
         for out in source:
             (stats if isinstance(out, FileStats) else records).append(out)
@@ -71,9 +71,9 @@ def test_small_and_unsplittable_files_are_read_whole(tmp_path: Path) -> None:
     single = tmp_path / "one-stream.warc.gz"  # one gzip stream for the whole file
     single.write_bytes(gzip.compress(path.read_bytes()))
     for candidate in (path, single):
-        assert list(plan_reads(_metadata(candidate), 1000)) == [str(candidate)]
+        assert list(plan_reads(_metadata(candidate), 1000)) == [_metadata(candidate)]
     small = write_warc(tmp_path / "small.warc.gz", _entries(3))
-    assert list(plan_reads(_metadata(small), 1 << 20)) == [str(small)]
+    assert list(plan_reads(_metadata(small), 1 << 20)) == [_metadata(small)]
 
 
 def test_record_start_skips_gzip_magic_that_is_not_a_warc_record(tmp_path: Path) -> None:

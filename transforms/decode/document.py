@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from transforms import reasons
 from transforms.decode.charset import decode_text, utf8_form
 from transforms.decode.content_type import parse_content_type, require_html
-from transforms.decode.http import decode_body, parse_response, status_text
+from transforms.decode.http import (
+    decode_body,
+    inflate_undeclared_gzip,
+    parse_response,
+    status_text,
+)
 from transforms.decode.reject import Reject
 
 __all__ = ["DEFAULT_MAX_BYTES", "Decoded", "decode_document", "is_2xx"]
@@ -62,7 +67,8 @@ def decode_document(
     status, encodings and Content-Type header are used and ``content_type`` is ignored.
     Otherwise the payload is the document itself (WARC resource record, tar member) and
     ``content_type`` is the record's own type, if any. Payloads and decoded bodies over
-    ``max_bytes`` are rejected as ``TOO_LARGE``.
+    ``max_bytes`` are rejected as ``TOO_LARGE``. A body that is gzip though no header says so
+    is inflated (under the same cap) before the HTML check.
     """
     if len(payload) > max_bytes:
         raise Reject(reasons.TOO_LARGE, f"payload of {len(payload)} bytes over {max_bytes} bytes")
@@ -76,6 +82,7 @@ def decode_document(
         content_type = response.headers.get("Content-Type")
     else:
         body = payload
+    body = inflate_undeclared_gzip(body, max_bytes=max_bytes)
     mime, declared_charset = parse_content_type(content_type)
     mime = require_html(mime, body)
     text = decode_text(body, declared_charset)

@@ -37,6 +37,7 @@ __all__ = [
     "dechunk",
     "decode_content",
     "decode_body",
+    "inflate_undeclared_gzip",
     "status_text",
 ]
 
@@ -384,6 +385,24 @@ def decode_content(body: bytes, codings: Iterable[str], *, max_bytes: int) -> by
     for coding in reversed(_codings(codings)):
         data = _decode_one(data, coding, max_bytes)
     return data
+
+
+def inflate_undeclared_gzip(body: bytes, *, max_bytes: int) -> bytes:
+    """A body that starts with the gzip magic though no header said so, inflated.
+
+    Crawlers store such bodies (a server that gzips without saying so, a body stored before
+    its headers were rewritten, a coding applied twice). Gzip bytes are never HTML, so trying
+    costs nothing on a real page: the body comes back inflated when it holds a gzip stream
+    (a cut one keeps what it inflated, as for a declared coding), else as it is. Output over
+    ``max_bytes`` raises ``Reject(TOO_LARGE)``, as for a declared coding.
+    """
+    if not body.startswith(_GZIP_MAGIC):
+        return body
+    try:
+        out, _complete = _inflate(body, 31, "gzip", max_bytes)
+    except zlib.error:
+        return body  # not gzip after all: the HTML check decides
+    return out or body
 
 
 def decode_body(response: HttpResponse, *, max_bytes: int) -> bytes:

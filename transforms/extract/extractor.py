@@ -33,7 +33,7 @@ from selectolax.lexbor import LexborHTMLParser
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
-from transforms.extract.limits import cap_nesting
+from transforms.extract.limits import cap_nesting, squeeze_textless
 from transforms.extract.markdown import markdown, strip_title_line
 from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
@@ -115,11 +115,18 @@ class Extractor:
 
         Text is encoded here as the parser would encode it (``errors="ignore"``), so that the
         node cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
-        ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is."""
+        ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is.
+        Past the character cap, comments, scripts, styles and whitespace runs are dropped
+        first (``limits.squeeze_textless``): they carry no text."""
         data = utf8
         truncated = False
         if len(text) > self.max_html_chars:
-            text, data, truncated = text[: self.max_html_chars], None, True
+            # Over the cap: count only markup that can carry text, so that a 6 MB inline
+            # script or comment before the article does not push the article past the cap.
+            # Pages under the cap (nearly all) are parsed exactly as they came.
+            text, data = squeeze_textless(text), None
+            if len(text) > self.max_html_chars:
+                text, truncated = text[: self.max_html_chars], True
         if data is None:
             data = text.encode("utf-8", "ignore")
         # every node needs a "<": a cheap upper bound (and no more "<" than bytes)

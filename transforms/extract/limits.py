@@ -8,8 +8,10 @@ a page costs a fraction of a second and still yields its text (flagged as trunca
 
 The depth is estimated with a regex over the tags, not a parse: void elements and elements whose
 end tag may be omitted (``<p>``, ``<li>``, table cells, ...) are not counted, so the estimate
-never exceeds the real depth by much. Pages with fewer opening tags than ``MAX_NESTING`` (all but
-a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
+never exceeds the real depth by much. A page whose estimate is over the cap is measured again
+without its comments, scripts and styles, whose "tags" are text to the parser (inline JSON
+state full of ``<a>``, say), and flattened, if it still must be, without them. Pages with fewer
+opening tags than ``MAX_NESTING`` (all but a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
 the text is exactly their decoding), the counts and the scan run on those bytes: the same
 tags, found in less time than in a text that holds non-Latin-1 characters.
 """
@@ -20,9 +22,28 @@ import re
 
 import numpy as np
 
-__all__ = ["MAX_NESTING", "cap_nesting", "nesting_depth"]
+__all__ = ["MAX_NESTING", "cap_nesting", "nesting_depth", "squeeze_textless", "strip_textless"]
 
 MAX_NESTING = 5000
+
+# Markup that holds no element and no visible text: comments, scripts and styles (an unclosed
+# one runs to the end, as the parser reads it).
+_TEXTLESS = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(script|style)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.IGNORECASE | re.DOTALL
+)
+_WHITESPACE_RUN = re.compile(r"([ \t\n\r\f])[ \t\n\r\f]+")  # HTML whitespace, not U+00A0
+
+
+def strip_textless(html: str) -> str:
+    """``html`` without its comments, scripts and styles."""
+    return _TEXTLESS.sub("", html)
+
+
+def squeeze_textless(html: str) -> str:
+    """``html`` without comments, scripts and styles, and with each whitespace run cut to its
+    first character: the part of a page that can become text, for the extractor's size cap."""
+    return _WHITESPACE_RUN.sub(r"\1", strip_textless(html))
+
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*>")
 # Void elements, and elements whose end tag the parser supplies itself when omitted.
@@ -142,4 +163,7 @@ def cap_nesting(
     source: str | bytes = html if utf8 is None else utf8
     if _few_opening_tags(source, max_depth) or nesting_depth(source) <= max_depth:
         return html, False
-    return _flatten(html, max_depth), True
+    visible = strip_textless(html)
+    if nesting_depth(visible) <= max_depth:
+        return html, False
+    return _flatten(visible, max_depth), True

@@ -21,7 +21,7 @@ from fastwarc.warc import ArchiveIterator as WarcIterator
 from warcio.archiveiterator import ArchiveIterator as ArcIterator
 
 from transforms import reasons
-from transforms.records import ArchiveRecord
+from transforms.records import ArchiveRecord, valid_utf8
 
 __all__ = [
     "ArchiveTruncated",
@@ -30,7 +30,9 @@ __all__ = [
     "iter_arc",
     "iter_tar",
     "iter_warc",
+    "parse_arc_date",
     "parse_warc_date",
+    "utc_instant",
 ]
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml")
@@ -49,21 +51,54 @@ def clean_url(url: str | None) -> str | None:
     return url or None
 
 
+def utc_instant(moment: datetime.datetime | None) -> datetime.datetime | None:
+    """``moment`` in UTC (naive taken as UTC); None when that falls outside years 1-9999.
+
+    ``0001-01-01T00:00:00+05:00`` is a valid ISO date whose UTC instant is in year 0: Arrow
+    would store it, and then no Python reader could read the file back.
+    """
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    try:
+        return moment.astimezone(datetime.timezone.utc)
+    except OverflowError:
+        return None
+
+
+def parse_arc_date(value: str | None) -> datetime.datetime | None:
+    """An ARC date (exactly 14 digits, YYYYMMDDhhmmss, UTC); None for anything else, rather
+    than the padded guess warcio makes of a short or malformed one."""
+    value = (value or "").strip()
+    if len(value) != 14 or not (value.isascii() and value.isdigit()):
+        return None
+    try:
+        parsed = datetime.datetime.strptime(value, "%Y%m%d%H%M%S")
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=datetime.timezone.utc)
+
+
 def parse_warc_date(value: str | None) -> datetime.datetime | None:
-    """A WARC-Date (ISO 8601, usually with ``Z``) as an aware UTC datetime; None if unparseable."""
+    """A WARC-Date (ISO 8601, usually with ``Z``) as an aware UTC datetime; None if unparseable
+    or outside years 1-9999 in UTC. A bare 14-digit ARC date is read too."""
     if not value:
         return None
     value = value.strip()
     try:
         parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        try:  # ARC dates: 14 digits, YYYYMMDDhhmmss
-            parsed = datetime.datetime.strptime(value[:14], "%Y%m%d%H%M%S")
-        except ValueError:
-            return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
-    return parsed.astimezone(datetime.timezone.utc)
+        return parse_arc_date(value)
+    return utc_instant(parsed)
+
+
+def _record_date(record, headers) -> datetime.datetime | None:
+    try:  # FastWARC raises for a year 0 and keeps the header's own offset
+        parsed = record.record_date
+    except ValueError:
+        return None
+    return utc_instant(parsed) if parsed else parse_warc_date(headers.get("WARC-Date"))
 
 
 def _too_large(size: int, cap: int) -> tuple[str, str]:
@@ -99,7 +134,7 @@ def iter_warc(
             "record_type": record_type,
             "offset": record.stream_pos,
             "url": clean_url(headers.get("WARC-Target-URI")),
-            "warc_date": record.record_date or parse_warc_date(headers.get("WARC-Date")),
+            "warc_date": _record_date(record, headers),
         }
         if record_type not in reasons.CANDIDATE_TYPES:
             got = record.consume()
@@ -132,22 +167,28 @@ def iter_warc(
 def iter_arc(
     stream: BinaryIO, source_file: str, *, max_record_bytes: int
 ) -> Iterator[ArchiveRecord]:
-    """Records of an ARC file (plain or gzip), each page read as a WARC response."""
-    records = ArcIterator(stream, arc2warc=True)
+    """Records of an ARC file (plain or gzip), each page read as a WARC response.
+
+    The ARC header fields are read as written (not converted to WARC by warcio, which pads a
+    short or malformed date into an invented instant): the date is kept only when it is one.
+    The file's own header record counts as ``warcinfo``, as in a WARC.
+    """
+    records = ArcIterator(stream, arc2warc=False)
     for record in records:
-        candidate = record.rec_type in reasons.CANDIDATE_TYPES
+        record_type = "warcinfo" if record.rec_type == "arc_header" else record.rec_type
+        candidate = record_type in reasons.CANDIDATE_TYPES
         # Read the body before asking for the offset: warcio's offset look-up skips the body.
         body = record.raw_stream.read(max_record_bytes + 1) if candidate else b""
         offset = records.get_record_offset()
         headers = record.rec_headers
-        # warcio invents a random WARC-Record-ID for ARC records; the offset is stable.
+        # The offset is the stable id of an ARC record (ARC has no record ids).
         common = {
             "source_file": source_file,
             "record_id": f"offset:{offset}",
-            "record_type": record.rec_type,
+            "record_type": record_type,
             "offset": offset,
-            "url": clean_url(headers.get_header("WARC-Target-URI")),
-            "warc_date": parse_warc_date(headers.get_header("WARC-Date")),
+            "url": clean_url(headers.get_header("uri")),
+            "warc_date": parse_arc_date(headers.get_header("archive-date")),
         }
         if not candidate:
             yield ArchiveRecord(**common)
@@ -159,7 +200,7 @@ def iter_arc(
                 **common, payload=record.http_headers.to_bytes() + body, is_http=True
             )
         else:
-            content_type = headers.get_header("Content-Type")
+            content_type = headers.get_header("content-type")
             yield ArchiveRecord(**common, payload=body, content_type=content_type)
 
 
@@ -169,19 +210,21 @@ def iter_tar(
     """HTML members of a tar (plain, gzip, bzip2 or xz) at any depth; other members are skipped.
 
     The URL is the member's PAX ``url`` header when the archive carries one, else its path.
+    Undecodable bytes in either (``tarfile`` keeps them as lone surrogates) become U+FFFD.
     """
     with tarfile.open(fileobj=stream, mode="r|*") as archive:
         for member in archive:
-            is_html = member.isfile() and member.name.lower().endswith(HTML_SUFFIXES)
+            name = valid_utf8(member.name)
+            is_html = member.isfile() and name.lower().endswith(HTML_SUFFIXES)
             url = next(
                 (member.pax_headers[k] for k in TAR_URL_KEYS if k in member.pax_headers), None
             )
             common = {
                 "source_file": source_file,
-                "record_id": member.name,
+                "record_id": name,
                 "record_type": "tar_member" if is_html else "tar_other",
                 "offset": member.offset,
-                "url": clean_url(url) or member.name,
+                "url": clean_url(valid_utf8(url)) or name,
             }
             if not is_html:
                 yield ArchiveRecord(**common)
@@ -193,7 +236,7 @@ def iter_tar(
                 yield ArchiveRecord(**common, payload=payload, truncated=len(payload) < member.size)
                 if error is not None:
                     raise ArchiveTruncated(
-                        f"file ends inside member {member.name!r} at offset {member.offset}: "
+                        f"file ends inside member {name!r} at offset {member.offset}: "
                         f"{len(payload)} of {member.size} bytes ({error})"
                     )
         _check_tar_end(archive)

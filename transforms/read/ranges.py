@@ -90,21 +90,24 @@ def find_record_start(stream: BinaryIO, offset: int, limit: int = MAX_SCAN_BYTES
     return None
 
 
-def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[str | FileRange]:
-    """What to read of one matched file: its path, or ``FileRange``s when it is worth splitting.
+def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[object]:
+    """What to read of one matched file: its ``metadata`` (read it whole), or ``FileRange``s
+    when it is worth splitting.
 
-    ``metadata`` is a Beam ``FileMetadata`` (path and size). Never raises: a file that cannot
-    be opened or sniffed is read whole, and its reader reports the problem.
+    ``metadata`` is a Beam ``FileMetadata`` (path and size). It is passed on rather than its
+    path: Beam pickles it, where a bare str path that holds undecodable bytes (a lone
+    surrogate) would stop its coder. Never raises: a file that cannot be opened or sniffed is
+    read whole, and its reader reports the problem.
     """
     path, size = metadata.path, metadata.size_in_bytes
     if split_bytes <= 0 or size <= split_bytes * 3 // 2:
-        yield path
+        yield metadata
         return
     try:
         with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as stream:
             detected = sniff_format(stream.read(HEAD_BYTES))
             if (detected.container, detected.compression) != ("warc", "gzip"):
-                yield path
+                yield metadata
                 return
             cuts = [0]
             for nominal in range(split_bytes, size - split_bytes // 2, split_bytes):
@@ -115,10 +118,10 @@ def plan_reads(metadata, split_bytes: int = DEFAULT_SPLIT_BYTES) -> Iterator[str
                     break
                 cuts.append(cut)
     except Exception:  # the reader will open it again and report why it cannot be read
-        yield path
+        yield metadata
         return
     if len(cuts) == 1:
-        yield path
+        yield metadata
         return
     for start, end in itertools.pairwise([*cuts, size]):
         yield FileRange(path, start, end)

@@ -8,8 +8,10 @@ format's iterator (``iterators``), and give every record its offset in the whole
 Reading never raises for bad content. An unknown format, a truncated stream or a corrupt record
 ends the span with the error in its stats, keeping the records read before it; in a per-record
 gzip WARC, reading then resumes at the next intact record (``resume_after_damage``), so one bad
-record costs that record, not the rest of the file. A whole file that yields nothing readable
-becomes one ``unreadable_file`` record, so that it is counted as a reject rather than vanishing.
+record costs that record, not the rest of the file. A record whose header is longer than
+FastWARC reads becomes a ``header_too_large`` reject and reading goes on after it, in a plain
+WARC too (``long_headers``). A whole file that yields nothing readable becomes one
+``unreadable_file`` record, so that it is counted as a reject rather than vanishing.
 """
 
 from __future__ import annotations
@@ -30,10 +32,17 @@ from transforms.read.formats import (
     sniff_format,
 )
 from transforms.read.iterators import iter_arc, iter_tar, iter_warc
+from transforms.read.long_headers import is_header_limit, read_long_header, record_end
 from transforms.read.ranges import FileRange, find_record_start
-from transforms.records import ArchiveRecord, FileStats
+from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
-__all__ = ["DEFAULT_MAX_RECORD_BYTES", "read_file", "read_range", "resume_after_damage"]
+__all__ = [
+    "DEFAULT_MAX_RECORD_BYTES",
+    "read_file",
+    "read_past_long_headers",
+    "read_range",
+    "resume_after_damage",
+]
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 # Damaged parts a read passes before it stops: each costs a scan and a new open of the file.
@@ -80,6 +89,7 @@ def _read_span(
 ) -> Generator[ArchiveRecord, None, tuple[FileStats, int | None]]:
     """Yield the records of ``span`` until its end or a damage; return its ``FileStats`` and
     the offset of the last record read."""
+    source_file = valid_utf8(span.path)  # the name shown; ``span.path`` is what is opened
     records, last = 0, None
     fmt = "unknown"
     error: str | None = None
@@ -96,7 +106,7 @@ def _read_span(
             fmt = detected.container if detected.compression == "none" else "/".join(detected)
             check_readable(detected)
             reader = _READERS[detected.container]
-            for record in reader(stream, span.path, max_record_bytes=max_record_bytes):
+            for record in reader(stream, source_file, max_record_bytes=max_record_bytes):
                 if span.start:
                     record = _in_whole_file(record, span.start)
                 records += 1
@@ -110,7 +120,7 @@ def _read_span(
         error = _error_text(e)
     bytes_read = stream.bytes_read if stream is not None else 0
     stats = FileStats(
-        source_file=span.path,
+        source_file=source_file,
         format=fmt,
         records=records,
         bytes_read=bytes_read,
@@ -135,6 +145,8 @@ def resume_after_damage(
     records (in ``error``) and, as ``bytes_read``, how far into ``whole`` reading got.
     """
     records, reach, resumed = first.records, whole.start + first.bytes_read, []
+    # A header over FastWARC's limit is not damage once its record is read as a reject.
+    damage = None if is_header_limit(first.error) else first
     for _ in range(MAX_RESUMES):
         with FileSystems.open(whole.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
             start = find_record_start(f, after)
@@ -149,13 +161,79 @@ def resume_after_damage(
             resumed.append(start)
         if not stats.damaged:
             break
+        if not is_header_limit(stats.error):
+            damage = damage or stats
+        elif not stats.records:  # the long header starts this member: read it as a reject
+            long = read_long_header(whole.path, stats.source_file, start, gzip=True)
+            if long is not None:
+                yield long.record
+                records += 1
+                after = start + 1
+                continue
+            damage = damage or stats
+        # else the next attempt starts at the member with the long header
         after = (start if last is None else last) + 1
-    error = first.error
+    if damage is None:  # only long headers, each read as a record
+        return first._replace(
+            records=records,
+            bytes_read=reach - whole.start,
+            damaged=False,
+            stopped_at=None,
+            error=None,
+        )
+    error = damage.error
     if resumed:
         shown = ", ".join(str(offset) for offset in resumed[:5])
         more = f" and {len(resumed) - 5} more" if len(resumed) > 5 else ""
         error = f"{error}; read on from byte {shown}{more}"
-    return first._replace(records=records, bytes_read=reach - whole.start, error=error)
+    return first._replace(
+        records=records,
+        bytes_read=reach - whole.start,
+        stopped_at=damage.stopped_at,
+        error=error,
+    )
+
+
+def read_past_long_headers(
+    path: str, last: int | None, first: FileStats, *, max_record_bytes: int
+) -> Generator[ArchiveRecord, None, FileStats]:
+    """Read on in a plain WARC that FastWARC stopped at a header over its limit.
+
+    ``last`` is the offset of the last record read before it (None: none was). The long
+    record is read as a reject (``long_headers.read_long_header``) and FastWARC goes on right
+    after it; again at each later long header. Returns the stats of the whole read; the file
+    is damaged only if something other than a long header stopped it.
+    """
+    records, stats, start, reach = first.records, first, 0, first.bytes_read
+    for _ in range(MAX_RESUMES):
+        if not is_header_limit(stats.error):
+            break
+        if last is not None:
+            with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+                start = record_end(f, last)
+        long = (
+            None if start is None else read_long_header(path, first.source_file, start, gzip=False)
+        )
+        if long is None:
+            break
+        yield long.record
+        records += 1
+        if long.next_offset is None:  # the file ends with the long record
+            stats = stats._replace(damaged=False, stopped_at=None, error=None)
+            break
+        start = long.next_offset
+        stats, last = yield from _read_span(FileRange(path, start, _TO_THE_END), max_record_bytes)
+        records += stats.records
+        reach = start + stats.bytes_read
+        if stats.records == 0:
+            last = None  # the next long header, if any, starts where this piece did
+    return first._replace(
+        records=records,
+        bytes_read=reach,
+        damaged=stats.damaged,
+        stopped_at=stats.stopped_at,
+        error=stats.error,
+    )
 
 
 def read_range(
@@ -181,10 +259,14 @@ def read_file(
         stats = yield from resume_after_damage(
             whole, after, stats, max_record_bytes=max_record_bytes
         )
+    elif stats.damaged and stats.format == "warc":  # past a header over FastWARC's limit
+        stats = yield from read_past_long_headers(
+            path, last, stats, max_record_bytes=max_record_bytes
+        )
     if stats.damaged and stats.records == 0:
         yield ArchiveRecord(
-            source_file=path,
-            record_id=path,
+            source_file=stats.source_file,
+            record_id=stats.source_file,
             record_type="file",
             offset=0,
             reject_reason=reasons.UNREADABLE_FILE,

@@ -1,8 +1,8 @@
 """``ReadArchives``: file patterns in, one ``ArchiveRecord`` per archive record out.
 
 Patterns are matched through Beam's FileSystems (local paths, gs://, s3:// with the matching
-Beam extra), the matched files are reshuffled so that they spread over workers, and each file is
-read whole or in ranges (``ranges.plan_reads``) by the one reading loop (``reader``). A second
+Beam extra; see ``matching``), each matched file is kept once, the files are reshuffled so that
+they spread over workers, and each file is read whole or in ranges (``ranges.plan_reads``) by the one reading loop (``reader``). A second
 output, ``files``, carries one ``FileStats`` per file: how many records were read, and where and
 why reading stopped if the file is damaged.
 """
@@ -13,10 +13,10 @@ import logging
 from typing import NamedTuple
 
 import apache_beam as beam
-from apache_beam.io import fileio
 from apache_beam.metrics import Metrics
 
 from transforms.read.lists import stat_listed
+from transforms.read.matching import OncePerFile, match_pattern
 from transforms.read.ranges import DEFAULT_SPLIT_BYTES, FileRange, MergeRangeStats, plan_reads
 from transforms.read.reader import DEFAULT_MAX_RECORD_BYTES, read_file, read_range
 from transforms.records import FileStats
@@ -35,17 +35,22 @@ class _ReadArchiveFn(beam.DoFn):
         self._damaged = Metrics.counter("read_archives", "damaged_files")
         self._records = Metrics.counter("read_archives", "records")
 
-    def process(self, path):
-        if isinstance(path, FileRange):  # a piece of a large file (transforms.read.ranges)
-            items = read_range(path, max_record_bytes=self._max_record_bytes)
-        else:
-            items = read_file(path, max_record_bytes=self._max_record_bytes)
+    def process(self, what):
+        if isinstance(what, FileRange):  # a piece of a large file (transforms.read.ranges)
+            items = read_range(what, max_record_bytes=self._max_record_bytes)
+        else:  # a whole file's FileMetadata
+            items = read_file(what.path, max_record_bytes=self._max_record_bytes)
         for item in items:
             if isinstance(item, FileStats):
                 self._files.inc()
                 if item.damaged:
                     self._damaged.inc()
-                    _LOG.warning("%s: damaged, %d records read: %s", path, item.records, item.error)
+                    _LOG.warning(
+                        "%s: damaged, %d records read: %s",
+                        item.source_file,
+                        item.records,
+                        item.error,
+                    )
                 yield beam.pvalue.TaggedOutput(FILES_TAG, item)
             else:
                 self._records.inc()
@@ -79,8 +84,8 @@ class ReadArchives(beam.PTransform):
         self._listed = list(listed)
 
     def expand(self, patterns):
-        matched = patterns | "MatchFiles" >> fileio.MatchAll()
-        if self._listed:
+        matched = patterns | "MatchFiles" >> beam.FlatMap(match_pattern)
+        if self._listed:  # with the matched files before OncePerFile: each path is read once
             listed = (
                 patterns.pipeline
                 | "ListedPaths" >> beam.Create(self._listed)
@@ -89,6 +94,7 @@ class ReadArchives(beam.PTransform):
             matched = (matched, listed) | "MatchedAndListed" >> beam.Flatten()
         read = (
             matched
+            | "OncePerFile" >> OncePerFile()
             | "Paths" >> beam.FlatMap(plan_reads, self._split_bytes)
             | "SpreadFiles" >> beam.Reshuffle()
             | "ReadRecords"

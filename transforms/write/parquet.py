@@ -30,6 +30,7 @@ from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
 from transforms.memory import trim_heap, use_system_arrow_pool
+from transforms.write.paths import delete_literal
 
 __all__ = [
     "BATCH_ROWS",
@@ -238,7 +239,7 @@ class _FinalizeFn(beam.DoFn):
             temp_paths = [empty]
         names = final_names(self._directory, len(temp_paths))
         FileSystems.rename(temp_paths, names)
-        FileSystems.delete([self._temp_dir])
+        delete_literal([self._temp_dir])
         yield from names
 
 
