@@ -682,6 +682,11 @@ BAD_FLAGS: dict[str, tuple[list[str], str]] = {
     ),
     "misspelled-mode": (["--mdoe", "full"], "unknown flag --mdoe; did you mean --mode"),
     "bad-mode": (["--mode=fulll"], "invalid choice: 'fulll'"),
+    "language-score-over-one": (
+        ["--min_language_score", "1.5"],
+        "--min_language_score: '1.5' is out of range",
+    ),
+    "bad-format": (["--format", "html"], "invalid choice: 'html'"),
 }
 
 # The job's own flags, which --help must list with their defaults.
@@ -696,6 +701,12 @@ HELP_MUST_LIST = (
     "--max_reject_ratio",
     "--extract_guard",
     "--extract_timeout_s",
+    "--input_list",
+    "--input_prefix",
+    "--format",
+    "--markdown_links",
+    "--languages",
+    "--min_language_score",
 )
 
 # Output folder names that Beam's delete would read as patterns: the output is written anyway.

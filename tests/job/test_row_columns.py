@@ -135,8 +135,9 @@ def test_input_list_goes_with_input_patterns(tmp_path):
     write_crawl(tmp_path / "crawl", "one.warc.gz", ["https://a.example/bees"])
     other = write_crawl(tmp_path / "other", "two.warc.gz", ["https://a.example/otters"])
     listed = tmp_path / "list.txt"
-    listed.write_text(f"{other}\n")
-    rows, _, _ = run_job(
+    # the file --input matches is listed too: it is read once
+    listed.write_text(f"{other}\n{tmp_path / 'crawl' / 'one.warc.gz'}\n")
+    rows, _, summary = run_job(
         [
             "--input", str(tmp_path / "crawl" / "*.warc.gz"),
             "--input_list", str(listed),
@@ -147,3 +148,4 @@ def test_input_list_goes_with_input_patterns(tmp_path):
         "https://a.example/bees",
         "https://a.example/otters",
     ]
+    assert summary["files"]["count"] == 2
