@@ -1,6 +1,7 @@
 """Boilerplate: what is dropped from the body before the main content is located.
 
-- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes).
+- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes);
+  nor the readings of ruby annotations (``<rt>``, ``<rp>``): the base text is the text.
 - Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
 - Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
@@ -11,15 +12,22 @@
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
 such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
+
+Comment threads are not guarded so: one longer than the article is still set apart from it,
+when the page has an article (see ``extract_comments``); their text is returned.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from selectolax.lexbor import LexborNode
 
-from transforms.extract.names import boilerplate_names
+from transforms.extract.comments import has_prose_outside, looks_like_thread
+from transforms.extract.layout import layout
+from transforms.extract.names import classify_names
+from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 # Tags that never hold main content.
@@ -40,8 +48,13 @@ _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 # are not: they hold little text, and skipping them halves the pass).
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
+# Ruby annotations: the reading (<rt>) and its fallback parentheses (<rp>) are small print
+# above the base text; kept, they would be glued into it ("子こども" for 子ども).
+RUBY_ANNOTATION_TAGS = ("rt", "rp")
 # Removed before the pass (one query; <noscript> is looked at in the pass).
-_STRIPPED = ", ".join(tag for tag in INVISIBLE_TAGS if tag != "noscript")
+_STRIPPED = ", ".join(
+    (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
+)
 _DROP_FULL = "h1, noscript"
 _HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
@@ -57,6 +70,8 @@ _CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
 # would be one more pass over the whole page.
 _ARTICLE_BODY = '[itemprop="articleBody" i]'
 _BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTICLE_BODY))
+# schema.org's comment types (itemtype), and the comment property (itemprop)
+_SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
 
 
 def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
@@ -100,7 +115,7 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     return noscript_chars
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
+def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, str]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. Names that also have a content word (article, main, content, ...) are
@@ -108,9 +123,10 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
-    Sizes are measured before anything is removed. Returns the size of ``root`` after, and
+    Sizes are measured before anything is removed. Returns the size of ``root`` after,
     whether an element inside it was marked ``itemprop="articleBody"`` (see
-    ``extract_scoring.marked_article_body``)."""
+    ``extract_scoring.marked_article_body``), and the text of the comment threads set apart
+    (main mode; see ``extract_comments``)."""
     root_id = root.mem_id
     marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
@@ -138,30 +154,84 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
             and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
-        elif main and ("class" in attrs or "id" in attrs):
-            pending.append((node, f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
-    named = boilerplate_names(name for _, name in pending if name is not None)
-    candidates = [node for node, name in pending if name is None or name in named]
+        elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
+            name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+            schema = attrs.get("itemtype") or attrs.get("itemprop")
+            if schema and _SCHEMA_COMMENT.search(schema):
+                name += " comment"
+            pending.append((node, name))
+    named, comment_named = classify_names(name for _, name in pending if name is not None)
+    # (node, boilerplate-named, comment-named)
+    candidates = [
+        (node, name is None or name in named, name in comment_named)
+        for node, name in pending
+        if name is None or name in named or name in comment_named
+    ]
     root_size = size(root)
     if not candidates:
-        return root_size, marked
+        return root_size, marked, ""
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
     tree = Tree(root)
     doomed: set[int] = set()
-    for node in candidates:
+    # the outermost comment-named elements: thread id -> [node, boilerplate-named, items]
+    threads: dict[int, list] = {}
+    for node, boilerplate, comment in candidates:
         nid = tree.add(node)
         if nid == root_id:
             continue
         up, steps = tree.parent_of.get(nid), 0
-        while up is not None and up not in doomed:
+        while up is not None and up not in doomed and up not in threads:
             up, steps = tree.parent_of.get(up), steps + 1
             if steps > MAX_DEPTH:
                 raise TooComplex("boilerplate nested too deep")
-        if up is None and (node_size := size(node)) < limit:
+        if up is not None and up in threads:
+            if comment:
+                threads[up][2] += 1
+                continue
+            up = None  # boilerplate inside a thread goes as it would elsewhere
+        if up is None and comment:
+            threads[nid] = [node, boilerplate, 0]
+        elif (
+            up is None
+            and boilerplate
+            and (node_size := size(node)) < limit
+            and not (node.tag in GUARDED_TAGS and holds_prose(node))
+        ):
             doomed.add(nid)
             root_size -= node_size  # the doomed are disjoint: their sizes add up
     for nid in doomed:
         tree.nodes[nid].decompose()
-    return root_size, marked
+    if not threads:
+        return root_size, marked, ""
+    return _with_threads(root, root_size, limit, marked, list(threads.values()))
+
+
+def _with_threads(
+    root: LexborNode, root_size: int, limit: float, marked: bool, found: list[list]
+) -> tuple[int, bool, str]:
+    """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
+    disjoint) apart from ``root`` when it has an article outside them: removed, their text
+    returned. Otherwise (a forum: the posts are the content) they stay, except those named
+    as boilerplate too that hold under ``limit`` of the text, dropped like any boilerplate."""
+    # comments side by side, with no container named as a thread, are a thread too
+    siblings = Counter(node.parent.mem_id for node, _, _ in found if node.parent is not None)
+    threads = [
+        node
+        for node, _, items in found
+        if looks_like_thread(node, items)
+        or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
+    ]
+    texts, apart = [], set()
+    if threads and has_prose_outside(root, threads):
+        apart = {node.mem_id for node in threads}
+        for node in threads:
+            root_size -= size(node)
+            texts.append(layout(node))
+            node.decompose()
+    for node, boilerplate, _ in found:
+        if node.mem_id not in apart and boilerplate and (node_size := size(node)) < limit:
+            root_size -= node_size
+            node.decompose()
+    return root_size, marked, "\n\n".join(t for t in texts if t)

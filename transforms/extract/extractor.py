@@ -55,6 +55,7 @@ class Extracted:
     text: str
     truncated: bool = False  # an input-size or node-count cap was hit
     language: str = ""  # <html lang>, as written
+    comments: str = ""  # main mode: the comment thread set apart from the article, if any
 
 
 def drop_leading_title(text: str, title: str) -> str:
@@ -116,8 +117,9 @@ class Extractor:
         if tree.body is None:
             return Extracted(find_title(html_title, metas, [], url), "", truncated, language)
         trees = [tree]
+        comments = ""
         try:
-            body_text = self._extract(trees, source, h1s)
+            body_text, comments = self._extract(trees, source, h1s)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -127,11 +129,14 @@ class Extractor:
         title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
             body_text = drop_leading_title(body_text, title)
-        return Extracted(title, body_text, truncated, language)
+        return Extracted(title, body_text, truncated, language, comments)
 
-    def _extract(self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]) -> str:
-        """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
-        a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
+    def _extract(
+        self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str]
+    ) -> tuple[str, str]:
+        """The text of the page's body and of the comment threads set apart from it
+        (collecting its first ``<h1>`` texts into ``h1s``); a re-parsed tree (of ``source``,
+        what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
         body = trees[-1].body
         noscript_chars = drop_furniture(body, h1s, main)
@@ -143,14 +148,14 @@ class Extractor:
             body = tree.body
             h1s.clear()
             drop_furniture(body, h1s, main)
-        body_size, has_marked = drop_boilerplate(body, main)
+        body_size, has_marked, comments = drop_boilerplate(body, main)
         root = body
         if main:
             links = LinkStats(body)
             marked = marked_article_body(body, links) if has_marked else None
             root = marked or refine_to_prose(choose_root(body, links, body_size), links)
             prune_link_lists(root, links)
-        return layout(root)
+        return layout(root), comments
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}
