@@ -135,12 +135,18 @@ def test_a_product_description_among_many_links_inside_a_cart_form():
 
 
 def test_a_listing_of_headlines_is_not_pruned_to_nothing():
-    items = "".join(
-        f'<li><a href="/a{i}">Researchers find that headline number {i} is long enough</a></li>'
-        for i in range(20)
+    # three sections of headlines, each under half of the page: all three are link lists
+    sections = "".join(
+        "<section><ul>"
+        + "".join(
+            f'<li><a href="/a{s}{i}">Researchers find that headline {s}.{i} is long enough</a></li>'
+            for i in range(7)
+        )
+        + "</ul></section>"
+        for s in range(3)
     )
-    result = extract(page(f"<main><ul class='list'>{items}</ul></main>"))
-    assert result.text.count("Researchers find") == 20
+    result = extract(page(f"<main>{sections}</main>"))
+    assert result.text.count("Researchers find") == 21
 
 
 def test_a_menu_alone_is_still_pruned():
@@ -201,3 +207,33 @@ def test_prose_is_measured_the_same_in_every_script():
     assert text_weight("国" * 60) == pytest.approx(200)
     assert text_weight("한국어" * 20) == pytest.approx(200)
     assert text_weight("ภาษาไทย" * 10) == 70  # Thai letters count one each, like Latin
+
+
+# --- the second opinion ----------------------------------------------------------------------
+
+
+def test_an_article_streamed_into_hidden_chunks_is_found_by_the_second_opinion():
+    # Streaming apps send the article in hidden chunks that a script moves into place; each
+    # chunk is under half of the page, so the first pass drops them all as hidden.
+    chunks = "".join(
+        f'<div hidden id="S:{i}"><p>{p}</p><p>{p[::-1]}</p></div>' for i, p in enumerate(POST)
+    )
+    key_points = (
+        "<div class='key-points'><h2>Key points</h2><ul><li>Cut above a bud.</li></ul></div>"
+    )
+    result = extract(page(f"<main>{key_points}</main>{chunks}"))
+    assert all(p in result.text for p in POST)
+
+
+def test_a_hidden_copy_of_the_article_is_no_second_opinion():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    copy = "<div style='display:none'>" + " ".join(POST + POST) + "</div>"
+    result = extract(page(f"<article>{paragraphs}</article>{copy}<nav>{'x ' * 3000}</nav>"))
+    assert result.text == "\n\n".join(POST)
+
+
+def test_a_short_hidden_tab_beside_a_visible_article_stays_hidden():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    tab = f"<div hidden><p>{COMMENT.format(i=1)}</p></div>"
+    result = extract(page(f"<article>{paragraphs}{tab}</article>"))
+    assert "canker" not in result.text

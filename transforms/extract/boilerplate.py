@@ -74,7 +74,9 @@ _BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTI
 _SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
 
 
-def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
+def drop_furniture(
+    body: LexborNode, h1s: list[str], main: bool, keep_hidden: bool = False
+) -> tuple[int, int]:
     """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
     tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
 
@@ -84,8 +86,13 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     Sizes are measured before anything is removed; removal runs descendants first, so no
     node is used once freed.
 
+    ``keep_hidden`` keeps hidden elements whatever their size (the extractor's second
+    opinion: apps that stream their content into hidden chunks).
+
     Returns the length of the text inside ``<noscript>`` elements holding real markup
-    (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    (paragraphs, list items, headings): some apps render the page for crawlers only there;
+    and the length of the hidden and guarded furniture elements dropped (the text the main
+    content could have been in)."""
     for node in reversed(body.css(_STRIPPED)):  # one query, not strip_tags' one per tag
         node.decompose()
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
@@ -104,18 +111,25 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
             noscript_chars += size(node)
         # hidden: keep it if it holds half the page; a furniture box: if it holds the page
         guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
+        if keep_hidden and tag not in _DROP_TAGS:
+            continue
         found.append((node, guard))
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")
+    dropped = 0
     if any(guard for _, guard in found):
-        visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
-        found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
+        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag in _INVISIBLE}
+        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag in _INVISIBLE)
+        found = [(n, g) for n, g in found if not g or sizes[n.mem_id] < g * visible]
+        dropped = sum(sizes[n.mem_id] for n, g in found if g)  # nested ones count twice
     for node, _ in reversed(found):
         node.decompose()
-    return noscript_chars
+    return noscript_chars, dropped
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, str]:
+def drop_boilerplate(
+    root: LexborNode, main: bool = True, relaxed: bool = False
+) -> tuple[int, bool, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. Names that also have a content word (article, main, content, ...) are
@@ -126,7 +140,10 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, st
     Sizes are measured before anything is removed. Returns the size of ``root`` after,
     whether an element inside it was marked ``itemprop="articleBody"`` (see
     ``extract_scoring.marked_article_body``), and the text of the comment threads set apart
-    (main mode; see ``extract_comments``)."""
+    (main mode; see ``extract_comments``), and the length of the text dropped.
+
+    ``relaxed`` (the extractor's second opinion) drops only the forms, headers and ARIA
+    landmarks: no hidden elements, no names."""
     root_id = root.mem_id
     marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
@@ -147,9 +164,12 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, st
                 pending.append((node, None))
             continue
         if (
-            "hidden" in attrs
-            or attrs.get("aria-hidden") == "true"
-            or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            not relaxed
+            and (
+                "hidden" in attrs
+                or attrs.get("aria-hidden") == "true"
+                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            )
             or main
             and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
@@ -161,15 +181,17 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, st
                 name += " comment"
             pending.append((node, name))
     named, comment_named = classify_names(name for _, name in pending if name is not None)
+    if relaxed:
+        named = set()
     # (node, boilerplate-named, comment-named)
     candidates = [
         (node, name is None or name in named, name in comment_named)
         for node, name in pending
         if name is None or name in named or name in comment_named
     ]
-    root_size = size(root)
+    root_size = before = size(root)
     if not candidates:
-        return root_size, marked, ""
+        return root_size, marked, "", 0
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
@@ -204,17 +226,19 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool, st
     for nid in doomed:
         tree.nodes[nid].decompose()
     if not threads:
-        return root_size, marked, ""
-    return _with_threads(root, root_size, limit, marked, list(threads.values()))
+        return root_size, marked, "", before - root_size
+    root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
+    return root_size, marked, comments, before - root_size - apart
 
 
 def _with_threads(
-    root: LexborNode, root_size: int, limit: float, marked: bool, found: list[list]
-) -> tuple[int, bool, str]:
+    root: LexborNode, root_size: int, limit: float, found: list[list]
+) -> tuple[int, str, int]:
     """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
     disjoint) apart from ``root`` when it has an article outside them: removed, their text
-    returned. Otherwise (a forum: the posts are the content) they stay, except those named
-    as boilerplate too that hold under ``limit`` of the text, dropped like any boilerplate."""
+    returned with their size. Otherwise (a forum: the posts are the content) they stay,
+    except those named as boilerplate too that hold under ``limit`` of the text, dropped like
+    any boilerplate. Returns the size of ``root`` after."""
     # comments side by side, with no container named as a thread, are a thread too
     siblings = Counter(node.parent.mem_id for node, _, _ in found if node.parent is not None)
     threads = [
@@ -223,15 +247,17 @@ def _with_threads(
         if looks_like_thread(node, items)
         or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
     ]
-    texts, apart = [], set()
+    texts, apart, apart_size = [], set(), 0
     if threads and has_prose_outside(root, threads):
         apart = {node.mem_id for node in threads}
         for node in threads:
-            root_size -= size(node)
+            node_size = size(node)
+            root_size -= node_size
+            apart_size += node_size
             texts.append(layout(node))
             node.decompose()
     for node, boilerplate, _ in found:
         if node.mem_id not in apart and boilerplate and (node_size := size(node)) < limit:
             root_size -= node_size
             node.decompose()
-    return root_size, marked, "\n\n".join(t for t in texts if t)
+    return root_size, "\n\n".join(t for t in texts if t), apart_size

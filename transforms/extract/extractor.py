@@ -20,16 +20,18 @@ headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
+from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.scoring import (
     LinkStats,
     choose_root,
@@ -43,6 +45,13 @@ from transforms.extract.tree import TooComplex, size
 MODES = ("main", "full")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
+# The second opinion: asked when the text dropped (hidden, furniture, boilerplate names) is
+# more than this many times the main text; taken when its paragraphs of prose weigh more
+# than this many times the first one's, plus one paragraph.
+SECOND_OPINION_DROPPED = 2.0
+SECOND_OPINION_GAIN = 2.0
+SENTENCE_CHARS = PROSE_CJK_CHARS // 4  # no line shorter than this is a sentence in any script
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 _INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
@@ -139,23 +148,69 @@ class Extractor:
         what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
         body = trees[-1].body
-        noscript_chars = drop_furniture(body, h1s, main)
-        if noscript_chars and noscript_chars > size(body):
-            # The page is rendered for crawlers inside <noscript> only: use that copy.
-            tree = LexborHTMLParser(source)
-            tree.unwrap_tags(["noscript"])
-            trees.append(tree)
-            body = tree.body
+        noscript_chars, dropped = drop_furniture(body, h1s, main)
+        noscript = bool(noscript_chars) and noscript_chars > size(body)
+        if noscript:  # the page is rendered for crawlers inside <noscript> only: use that copy
+            body = self._reparse(trees, source, noscript)
             h1s.clear()
-            drop_furniture(body, h1s, main)
-        body_size, has_marked, comments = drop_boilerplate(body, main)
-        root = body
-        if main:
-            links = LinkStats(body)
-            marked = marked_article_body(body, links) if has_marked else None
-            root = marked or refine_to_prose(choose_root(body, links, body_size), links)
-            prune_link_lists(root, links)
-        return layout(root), comments
+            _, dropped = drop_furniture(body, h1s, main)
+        if not main:
+            drop_boilerplate(body, main)
+            return layout(body), ""
+        text, comments, removed = _main_text(body)
+        if dropped + removed > SECOND_OPINION_DROPPED * len(text):
+            # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
+            # Without those cuts, is there clearly more prose? (streamed apps park the article
+            # in hidden chunks; sites give the article's box a name that reads as boilerplate)
+            body = self._reparse(trees, source, noscript)
+            drop_furniture(body, [], main, keep_hidden=True)
+            other, other_comments, _ = _main_text(body, relaxed=True)
+            if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
+                return other, other_comments
+        return text, comments
+
+    @staticmethod
+    def _reparse(trees: list[LexborHTMLParser], source: bytes, noscript: bool) -> LexborNode:
+        """The body of a new parse of ``source`` (appended to ``trees``), with the content
+        of ``<noscript>`` elements unwrapped if ``noscript``."""
+        tree = LexborHTMLParser(source)
+        if noscript:
+            tree.unwrap_tags(["noscript"])
+        trees.append(tree)
+        return tree.body
+
+
+def _main_text(body: LexborNode, relaxed: bool = False) -> tuple[str, str, int]:
+    """The main content's text, the comment threads' text and the length of the text dropped
+    as boilerplate, for a ``body`` cleaned of its furniture (``relaxed``: see
+    ``drop_boilerplate``)."""
+    body_size, has_marked, comments, removed = drop_boilerplate(body, True, relaxed)
+    links = LinkStats(body)
+    marked = marked_article_body(body, links) if has_marked else None
+    root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+    prune_link_lists(root, links)
+    return layout(root), comments, removed
+
+
+def _sentences(line: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(line) if s]
+
+
+def prose_mass(text: str, besides: str = "") -> float:
+    """The weight (``text_weight``) of the sentences in ``text`` that are on lines of a
+    quarter of a paragraph of prose or more (labels, menu items and prices weigh nothing),
+    in any script; each distinct sentence once, and none that is in ``besides`` (a hidden
+    second copy of the article is no gain)."""
+    seen = set(_sentences(besides.replace("\n", " "))) if besides else set()
+    total = 0.0
+    for line in text.split("\n"):
+        if len(line) < SENTENCE_CHARS or text_weight(line) < PROSE_CHARS / 4:
+            continue
+        for sentence in _sentences(line):
+            if sentence not in seen:
+                seen.add(sentence)
+                total += text_weight(sentence)
+    return total
 
 
 _DEFAULT = {mode: Extractor(mode) for mode in MODES}
