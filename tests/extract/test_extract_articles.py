@@ -237,3 +237,30 @@ def test_a_short_hidden_tab_beside_a_visible_article_stays_hidden():
     tab = f"<div hidden><p>{COMMENT.format(i=1)}</p></div>"
     result = extract(page(f"<article>{paragraphs}{tab}</article>"))
     assert "canker" not in result.text
+
+
+def test_a_listing_of_articles_keeps_their_headers():
+    # each item is an <article> whose <header> holds its headline and teaser
+    items = "".join(
+        f"<article><header><h2><a href='/a{i}'>Headline number {i} of the river</a></h2>"
+        f"<p>Teaser {i}: a sentence or two that says what the story is about.</p></header>"
+        "</article>"
+        for i in range(8)
+    )
+    result = extract(page(f"<header><a href='/'>Site</a></header><main>{items}</main>"))
+    assert result.text.count("Teaser") == 8 and "Site" not in result.text
+
+
+def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    related = [
+        "<ul>"
+        + "".join(
+            f"<li><a href='/r{j}{i}'>Related story {j}.{i} with a long headline to read</a></li>"
+            for i in range(30)
+        )
+        + "</ul>"
+        for j in range(2)
+    ]
+    result = extract(page(f"<div>{paragraphs}{''.join(related)}</div>"))
+    assert result.text == "\n\n".join(POST)

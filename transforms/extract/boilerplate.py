@@ -37,6 +37,9 @@ FURNITURE_TAGS = frozenset(
 )  # fmt: skip
 # Tags that usually are furniture but that some sites wrap around the whole page.
 GUARDED_TAGS = frozenset({"form", "header"})
+# A page with this many <article> elements that have a <header> lists them: their headers
+# (headline, teaser) are the listing's content, not the page's header.
+LISTED_ARTICLES = 3
 BOILERPLATE_ROLES = frozenset(
     {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
      "menu", "menubar", "toolbar"}
@@ -180,6 +183,13 @@ def drop_boilerplate(
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))
+    item_headers = {
+        node.mem_id
+        for node, name in pending
+        if name is None and node.tag == "header" and node.parent and node.parent.tag == "article"
+    }
+    if len(item_headers) >= LISTED_ARTICLES:  # a listing: the headers are its items' content
+        pending = [(node, name) for node, name in pending if node.mem_id not in item_headers]
     named, comment_named = classify_names(name for _, name in pending if name is not None)
     if relaxed:
         named = set()

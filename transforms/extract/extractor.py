@@ -12,9 +12,19 @@ and from the command line: ``python -m transforms.extract page.html [--mode full
 is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
 work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 
-Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
-content is), ``extract_layout`` (text with block structure), ``extract_title`` (the
-headline), ``extract_tree`` (sizes, parent-chain memo, work caps).
+Modules: ``extract_boilerplate`` (what is dropped), ``extract_comments`` (comment threads
+set apart, ``Extracted.comments``), ``extract_scoring`` (where the main content is),
+``extract_prose`` (text measures that mean the same in every script), ``extract_layout``
+(text with block structure), ``extract_title`` (the headline), ``extract_tree`` (sizes,
+parent-chain memo, work caps).
+
+The second opinion (``Extractor._extract``): when the text dropped as hidden, furniture or
+boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
+again and the main block chosen without dropping hidden elements or named boxes; that text is
+taken when its prose not already in the first (``prose_mass``) weighs more than
+``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
+in hidden chunks, and sites give the article's box a name that reads as boilerplate; a
+hidden copy of the article, or a hidden tab beside a visible article, is no gain.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@
 3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
    80% of that prose: teasers, bylines and captions beside the body fall outside.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
-   clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` and less
-   than a paragraph of prose would be left) and their links are ``LISTING_LINK_CHARS``
+   clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
+   left, and less than a paragraph or no paragraph of prose) and their links are ``LISTING_LINK_CHARS``
    long on average (headlines, product names; menus are a word or two): then the links
    are the content, a listing.
 
@@ -214,9 +214,12 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if up not in marked:
             outermost.append(nid)
     left = root_chars - sum(links.sizes[nid] for nid in outermost)
-    if left < LISTING_LEFT * root_chars and left < PROSE_CHARS:
+    if left < LISTING_LEFT * root_chars:
         count = links.link_count.get(root_id, 0)
         if links.link_chars.get(root_id, 0) >= LISTING_LINK_CHARS * count:
-            return  # the links are the content (a listing): nothing but them would be left
+            if left >= PROSE_CHARS and root_prose is None:
+                root_prose = holds_prose(root)
+            if left < PROSE_CHARS or not root_prose:
+                return  # the links are the content (a listing): little else would be left
     for nid in outermost:
         links.nodes[nid].decompose()
