@@ -58,7 +58,7 @@ MAX_NODES = 200_000
 # The second opinion: asked when the text dropped (hidden, furniture, boilerplate names) is
 # more than this many times the main text; taken when its paragraphs of prose weigh more
 # than this many times the first one's, plus one paragraph.
-SECOND_OPINION_DROPPED = 2.0
+SECOND_OPINION_DROPPED = 4.0
 SECOND_OPINION_GAIN = 2.0
 SENTENCE_CHARS = PROSE_CJK_CHARS // 4  # no line shorter than this is a sentence in any script
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
