@@ -193,11 +193,18 @@ def drop_boilerplate(
     named, comment_named = classify_names(name for _, name in pending if name is not None)
     if relaxed:
         named = set()
-    # (node, boilerplate-named, comment-named)
+    # (node, boilerplate-named, comment-named). The parts of a comment (its author, date,
+    # text, each named "comment-...") are left out: the comment itself stands for them, and
+    # following each one up the tree costs (a page of comments has hundreds).
+    comment_ids = {node.mem_id for node, name in pending if name in comment_named}
     candidates = [
         (node, name is None or name in named, name in comment_named)
         for node, name in pending
-        if name is None or name in named or name in comment_named
+        if name is None
+        or name in named
+        or (
+            name in comment_named and (node.parent is None or node.parent.mem_id not in comment_ids)
+        )
     ]
     root_size = before = size(root)
     if not candidates:

@@ -19,8 +19,6 @@ The threads set apart are removed from the tree; their text is ``Extracted.comme
 
 from __future__ import annotations
 
-from collections import Counter
-
 from selectolax.lexbor import LexborNode
 
 from transforms.extract.prose import PROSE_CHARS, text_weight
@@ -30,6 +28,7 @@ __all__ = ["has_prose_outside", "looks_like_thread"]
 _ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
 _MIN_ITEMS = 3  # same-looking children that make a list of comments
 ARTICLE_PROSE = 2  # an article beside a thread: this many paragraphs of prose
+_PARAGRAPHS = "p, pre, blockquote, dd"
 
 
 def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
@@ -38,27 +37,30 @@ def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
     if comment_items >= 2:
         return True
     for parent in (node, *node.iter()):
-        kinds = Counter(
-            (child.tag, child.attributes.get("class"))
-            for child in parent.iter()
-            if child.tag in _ITEM_TAGS
-        )
-        if kinds and max(kinds.values()) >= _MIN_ITEMS:
-            return True
+        seen: dict[tuple[str, str | None], int] = {}
+        for child in parent.iter():
+            if child.tag in _ITEM_TAGS:
+                kind = (child.tag, child.attributes.get("class"))
+                seen[kind] = n = seen.get(kind, 0) + 1
+                if n >= _MIN_ITEMS:
+                    return True
     return False
 
 
 def has_prose_outside(root: LexborNode, threads: list[LexborNode]) -> bool:
     """Whether ``root`` has an article outside ``threads``: paragraphs of ``ARTICLE_PROSE``
-    times a paragraph of prose in all (by ``text_weight``: the same in every script)."""
+    times a paragraph of prose in all (by ``text_weight``: the same in every script). The
+    paragraphs are read in document order up to the first ones that are enough (an article
+    comes before its comments)."""
     inside = {t.mem_id for t in threads}
     root_id, total = root.mem_id, 0.0
-    for p in root.css("p, pre, blockquote, dd"):
+    needed = ARTICLE_PROSE * PROSE_CHARS
+    for p in root.css(_PARAGRAPHS):
         node = p.parent
         while node is not None and node.mem_id != root_id and node.mem_id not in inside:
             node = node.parent
         if node is None or node.mem_id == root_id:
             total += text_weight(p.text(strip=True))
-            if total >= ARTICLE_PROSE * PROSE_CHARS:
+            if total >= needed:
                 return True
     return False
