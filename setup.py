@@ -47,6 +47,7 @@ setup(
         "dev": ["ruff>=0.6"],
         "bench": [
             "trafilatura>=2.0,<3",
+            "lxml-html-clean>=0.4",  # trafilatura (via justext) imports lxml.html.clean
             "resiliparse>=0.15",
             "matplotlib>=3.8",
             "psutil>=5.9",

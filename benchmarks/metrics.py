@@ -8,16 +8,28 @@
 - ``wcxb``: a page is a bag of lowercase words ``re.findall(r"\\w+", text.lower())``;
   P = overlap / predicted words, R = overlap / reference words, F1 per page; the macro mean
   over pages is reported.  Title word-F1 is the same metric applied to titles.
+  Scripts written without spaces between words count one token per character (as the
+  corpus README defines for ``readability``/``newspaper4k``): after NFKC, each CJK ideograph,
+  kana, Hangul syllable and Thai, Lao, Khmer or Myanmar character is a token of its own, so
+  a Chinese paragraph is not one "word" and a page in those scripts is scored like any other.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
 _WORD = re.compile(r"\w+")
+# One token per character: CJK ideographs (and their extensions and compatibility forms),
+# kana, Hangul syllables, Thai, Lao, Myanmar and Khmer (letters and their combining marks).
+_PER_CHAR = (
+    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\U00020000-\U0003134f"
+)
+_TOKEN = re.compile(f"[{_PER_CHAR}]|(?:(?![{_PER_CHAR}])\\w)+")
 
 
 class PRF(NamedTuple):
@@ -79,8 +91,15 @@ def aeb_score(pairs: Iterable[tuple[str, str]]) -> PRF:
 # --- wcxb ------------------------------------------------------------------------------------
 
 
+def tokens(text: str) -> list[str]:
+    """The lowercase word tokens of ``text``: ``\\w+`` runs, with one token per character in
+    the scripts written without spaces (``_PER_CHAR``), after NFKC normalisation."""
+    text = unicodedata.normalize("NFKC", text or "").lower()
+    return _TOKEN.findall(text)
+
+
 def word_bag(text: str) -> Counter:
-    return Counter(_WORD.findall((text or "").lower()))
+    return Counter(tokens(text))
 
 
 def word_prf(reference: str, prediction: str) -> PRF:

@@ -1,9 +1,14 @@
 """Extraction-quality benchmark (``make eval``): this extractor against its peers.
 
-Reads ../shared/corpus (aeb and wcxb-dev; see its README) and prints one table: for each
-extractor F1/P/R per set, F1 per wcxb page type, title word-F1, pages/s on wcxb-dev (one core,
-extraction calls only) and peak memory; then the ten pages where this extractor loses most
-against the best peer, and a memory-growth check (RSS after 1k vs 10k extractions); then the
+Reads ../shared/corpus (aeb, wcxb-dev, readability, newspaper4k; see its README) and prints
+one table: for each extractor F1/P/R per set, F1 per wcxb page type, title word-F1, pages/s
+on wcxb-dev (one core, extraction calls only) and peak memory. Then the lost articles: per
+set, the "misses" of this extractor (word-F1 < 0.3 where trafilatura or resiliparse has
+>= 0.7), the reverse, and trafilatura's misses against this extractor and resiliparse; word-F1
+per language on readability and newspaper4k (their ``lang``); the pages where this extractor's
+main text is empty although its full text has a paragraph of prose ("empty but has prose":
+200+ characters, or 60+ CJK characters); the ten pages where this extractor loses most
+against the best peer; a memory-growth check (RSS after 1k vs 10k extractions); and the
 language and Markdown reports of ``benchmarks/columns_eval.py``.
 
 Each extractor runs in its own subprocess so that peak memory is its own; pages/s is the best
@@ -19,6 +24,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -36,13 +42,20 @@ CACHE = ROOT / "bench" / "cache"
 EXTRACTORS = ["this", "seed", "resiliparse", "trafilatura", "parse-only"]
 REFERENCE = "parse-only"  # Lexbor parsing alone: a floor for the time, not an extractor
 PAGE_TYPES = ["article", "documentation", "service", "forum", "product", "listing", "collection"]
+# Sets whose reference is another tool's output, scored by word-F1 per page (and per language).
+TOOL_SETS = ["readability", "newspaper4k"]
+SETS = ["aeb", "wcxb", *TOOL_SETS]
+MISS_BELOW, HIT_FROM = 0.3, 0.7  # a miss: F1 under MISS_BELOW where a peer has HIT_FROM or more
+PROSE_CHARS, PROSE_CJK = 200, 60  # a paragraph of prose: this many characters (CJK ones)
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 # --- corpus ----------------------------------------------------------------------------------
 
 
 def load_corpus() -> dict[str, dict[str, dict]]:
-    """``{set: {page_id: {"gz": bytes, "url", "text", "title", "type"}}}`` (HTML still gzip'd)."""
+    """``{set: {page_id: {"gz": bytes, "url", "text", "title", "type", "lang"}}}`` (HTML still
+    gzip'd); a tool set whose folder is absent is left out."""
     sets: dict[str, dict[str, dict]] = {"aeb": {}, "wcxb": {}}
     truth = json.loads((CORPUS / "aeb" / "ground-truth.json").read_text(encoding="utf-8"))
     for page_id, item in sorted(truth.items()):
@@ -67,6 +80,24 @@ def load_corpus() -> dict[str, dict[str, dict]]:
             "title": gt.get("title") or "",
             "type": meta["_internal"]["page_type"]["primary"],
         }
+    for set_name in TOOL_SETS:
+        folder = CORPUS / set_name
+        if not folder.is_dir():
+            continue
+        sets[set_name] = {}
+        for path in sorted((folder / "html").glob("*.html.gz")):
+            page_id = path.name[: -len(".html.gz")]
+            meta = json.loads(
+                (folder / "ground-truth" / f"{page_id}.json").read_text(encoding="utf-8")
+            )
+            sets[set_name][page_id] = {
+                "gz": path.read_bytes(),
+                "url": meta.get("url"),
+                "text": meta.get("text") or "",
+                "title": meta.get("title") or "",
+                "type": meta.get("lang") or "und",
+                "lang": meta.get("lang") or "und",
+            }
     return sets
 
 
@@ -78,11 +109,11 @@ def page_html(page: dict) -> str:
 # --- extractors (each returns (title, text) for an HTML string) -------------------------------
 
 
-def make_extractor(name: str):
+def make_extractor(name: str, mode: str = "main"):
     if name == "this":
         from transforms.extract import Extractor
 
-        extractor = Extractor()
+        extractor = Extractor(mode)
 
         def run(html: str, url: str | None) -> tuple[str, str]:
             result = extractor(html, url)
@@ -153,6 +184,16 @@ def worker(name: str, out: Path, memcheck: int) -> None:
         result["outputs"][set_name] = outputs
         result["seconds"][set_name] = seconds
     result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3 - base_rss
+    if name == "this":  # the full text of the pages left empty (outside the timings)
+        full = make_extractor(name, "full")
+        result["full_if_empty"] = {
+            set_name: {
+                page_id: full(page_html(pages[page_id]), pages[page_id]["url"])[1]
+                for page_id, (_, text) in result["outputs"][set_name].items()
+                if not text.strip()
+            }
+            for set_name, pages in sets.items()
+        }
     if memcheck:
         pages = list(sets["wcxb"].values())
         rss = {}
@@ -201,8 +242,9 @@ def run_worker(name: str, memcheck: int, refresh: bool) -> dict:
         cached = CACHE / f"trafilatura-{version}.json"
         if cached.exists() and not refresh:
             result = json.loads(cached.read_text(encoding="utf-8"))
-            result["cached"] = True
-            return result
+            if set(load_corpus()) <= set(result["outputs"]):  # else a set was added: rerun
+                result["cached"] = True
+                return result
     out = cached or CACHE / f"{name}.json"
     print(f"running {name} ...", file=sys.stderr, flush=True)
     cmd = [sys.executable, __file__, "--worker", name, "--out", str(out)]
@@ -235,12 +277,107 @@ def score(sets: dict, result: dict) -> tuple[dict, dict[tuple[str, str], float]]
     row["peak_mb"] = result.get("peak_mb", float("nan"))
     for i, s in page_scores.items():
         per_page[("wcxb", i)] = s.f1
+    for set_name in TOOL_SETS:
+        pages = sets.get(set_name, {})
+        page_scores = {i: word_prf(pages[i]["text"], outputs[set_name][i][1]) for i in pages}
+        row[set_name] = macro_mean(page_scores.values())
+        for i, s in page_scores.items():
+            per_page[(set_name, i)] = s.f1
     return row, per_page
+
+
+def word_f1s(sets: dict, result: dict) -> dict[tuple[str, str], float]:
+    """Word-F1 of every page of every set (aeb too, for the misses: one measure for all)."""
+    return {
+        (set_name, i): word_prf(page["text"], result["outputs"][set_name][i][1]).f1
+        for set_name, pages in sets.items()
+        for i, page in pages.items()
+    }
+
+
+def misses(f1: dict, of: str, against: list[str]) -> list[tuple[str, str]]:
+    """The pages where ``of`` scores under ``MISS_BELOW`` while one of ``against`` scores
+    ``HIT_FROM`` or more: an article lost whole where another tool found it."""
+    return [
+        key
+        for key, mine in f1[of].items()
+        if mine < MISS_BELOW and any(f1[peer][key] >= HIT_FROM for peer in against)
+    ]
+
+
+def has_prose(text: str) -> bool:
+    """Whether ``text`` has a paragraph (a line) of ``PROSE_CHARS`` characters or more, or of
+    ``PROSE_CJK`` CJK characters or more."""
+    return any(
+        len(line) >= PROSE_CHARS or len(_CJK.findall(line)) >= PROSE_CJK
+        for line in text.splitlines()
+    )
+
+
+def print_misses(sets: dict, f1: dict) -> None:
+    """Per set: this extractor's misses against trafilatura and resiliparse, the reverse (a
+    peer's misses where this extractor scores), and trafilatura's misses against the other
+    two; the pages missed are listed below the table."""
+    if not all(n in f1 for n in ("this", "trafilatura", "resiliparse")):
+        return
+    head = ["set", "pages", "this misses", "this wins", "trafilatura misses"]
+    print("\nlost articles (word-F1 < 0.3 where a peer has >= 0.7): " + ", ".join(head[2:]))
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" for _ in head) + "|")
+    peers = ["trafilatura", "resiliparse"]
+    listed = []
+    for set_name, pages in sets.items():
+        scores = {n: {k: v for k, v in f1[n].items() if k[0] == set_name} for n in f1}
+        mine = misses(scores, "this", peers)
+        wins = {k for peer in peers for k in misses(scores, peer, ["this"])}
+        theirs = misses(scores, "trafilatura", ["this", "resiliparse"])
+        n = len(pages)
+        cells = [set_name, str(n)]
+        cells += [f"{len(x)} ({100 * len(x) / max(n, 1):.1f}%)" for x in (mine, wins, theirs)]
+        print("| " + " | ".join(cells) + " |")
+        listed += [(key, {name: f1[name][key] for name in ["this", *peers]}) for key in mine]
+    for (set_name, page_id), scores in listed:
+        print(
+            f"  missed: {set_name} {page_id} " + " ".join(f"{k} {v:.2f}" for k, v in scores.items())
+        )
+
+
+def print_languages(sets: dict, f1: dict, names: list[str]) -> None:
+    """Word-F1 per ``lang`` over the tool sets (readability and newspaper4k together)."""
+    langs: dict[str, list[tuple[str, str]]] = {}
+    for set_name in TOOL_SETS:
+        for i, page in sets.get(set_name, {}).items():
+            langs.setdefault(page["lang"], []).append((set_name, i))
+    if not langs:
+        return
+    names = [n for n in names if n != REFERENCE]
+    print("\nword-F1 per language (readability + newspaper4k):")
+    head = ["lang", "pages", *names]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" for _ in head) + "|")
+    for lang, keys in sorted(langs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        cells = [lang, str(len(keys))]
+        cells += [f"{sum(f1[n][k] for k in keys) / len(keys):.3f}" for n in names]
+        print("| " + " | ".join(cells) + " |")
+
+
+def print_empty_with_prose(sets: dict, result: dict) -> None:
+    """Per set, the pages whose main text is empty although the full text has prose."""
+    full = result.get("full_if_empty")
+    if full is None:
+        return
+    counts = []
+    for set_name in sets:
+        found = [i for i, text in full.get(set_name, {}).items() if has_prose(text)]
+        counts.append(f"{set_name} {len(found)}" + (f" ({', '.join(found[:10])})" if found else ""))
+    empty = sum(len(pages) for pages in full.values())
+    print(f"\nempty but has prose (main empty, full has a paragraph): {'; '.join(counts)} "
+          f"[{empty} pages empty in all]")  # fmt: skip
 
 
 def print_table(rows: dict[str, dict], cached: set[str]) -> None:
     head = ["extractor", "aeb F1", "aeb P", "aeb R", "wcxb F1", "wcxb P", "wcxb R"]
-    head += [t[:5] for t in PAGE_TYPES] + ["title F1", "pages/s", "peak MB"]
+    head += [t[:5] for t in PAGE_TYPES] + ["title F1", "rdbl F1", "np4k F1", "pages/s", "peak MB"]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for name, row in rows.items():
@@ -253,7 +390,9 @@ def print_table(rows: dict[str, dict], cached: set[str]) -> None:
             prf = row[set_name]
             cells += [f"{prf.f1:.3f}", f"{prf.precision:.3f}", f"{prf.recall:.3f}"]
         cells += [f"{row[t].f1:.3f}" for t in PAGE_TYPES]
-        cells += [f"{row['title'].f1:.3f}", f"{row['pps']:.0f}", f"{row['peak_mb']:.0f}"]
+        cells += [f"{row['title'].f1:.3f}"]
+        cells += [f"{row[t].f1:.3f}" if t in row else "–" for t in TOOL_SETS]
+        cells += [f"{row['pps']:.0f}", f"{row['peak_mb']:.0f}"]
         print("| " + " | ".join(cells) + " |")
 
 
@@ -300,7 +439,7 @@ def main() -> int:
         rates[name].insert(0, rows[name]["pps"])
         rows[name]["pps"] = max(rates[name])
     print(
-        f"\naeb: {len(sets['aeb'])} pages, wcxb-dev: {len(sets['wcxb'])} pages; "
+        "\n" + ", ".join(f"{name}: {len(pages)} pages" for name, pages in sets.items()) + "; "
         "pages/s on wcxb-dev = pages / CPU seconds in the extraction calls, one process, "
         f"best of {1 + args.speed_rounds} runs taken in turns; "
         "peak MB = max RSS above the loaded corpus\n"
@@ -310,6 +449,12 @@ def main() -> int:
     print("\npages/s per run: " + "; ".join(
         f"{name} " + " ".join(f"{r:.0f}" for r in rates[name]) for name in timed
     ))  # fmt: skip
+
+    f1 = {n: word_f1s(sets, results[n]) for n in rows if n != REFERENCE}
+    print_misses(sets, f1)
+    print_languages(sets, f1, list(rows))
+    if "this" in results:
+        print_empty_with_prose(sets, results["this"])
 
     peers = [n for n in rows if n not in ("this", REFERENCE)]
     if "this" in rows and peers:

@@ -67,3 +67,21 @@ def test_benchmark_skips_cleanly_without_the_corpus(tmp_path):
     env = {**os.environ, "CORPUS": str(tmp_path / "absent")}
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "skipped" in done.stdout
+
+
+def test_scripts_without_spaces_count_one_token_per_character():
+    from benchmarks.metrics import tokens
+
+    assert tokens("子どもへの虐待") == ["子", "ど", "も", "へ", "の", "虐", "待"]
+    assert tokens("한국어 ภาษา") == ["한", "국", "어", "ภ", "า", "ษ", "า"]
+    # NFKC: full-width Latin and half-width katakana are their usual forms
+    assert tokens("ＡＢＣ ｶﾅ") == ["abc", "カ", "ナ"]
+    # other scripts keep their \w+ runs, mixed text splits at the script boundary
+    assert tokens("Wörter, x_y 123 Привет") == ["wörter", "x_y", "123", "привет"]
+    assert tokens("iPhone15の発売") == ["iphone15", "の", "発", "売"]
+
+
+def test_a_chinese_page_is_scored_by_character_not_as_one_word():
+    # one differing character in a 10-character sentence: 9 of 10 tokens match
+    s = word_prf("短缺药品保供稳价全力", "短缺药品保供稳价全部")
+    assert s.precision == pytest.approx(0.9) and s.recall == pytest.approx(0.9)

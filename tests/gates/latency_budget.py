@@ -17,11 +17,16 @@ MARGIN = 1.2
 # 2026-11-30, after the extractor speed-ups). The large page's ratio is bimodal from one
 # process to the next, about 6.0 or 7.4 (its parse time moves; allocator state): its figure
 # is the upper mode, so that page guards only against the larger slowdowns.
+# 2026-12-01 (issue 14): the typical and large pages carry comment sections, which are now
+# set apart from the article and laid out as ``Extracted.comments`` instead of being dropped
+# unread (and the comment-named boxes are weighed as a thread): typical 6.67 -> 9.05, large
+# 7.4 -> 9.9 (median of three gate runs on the shared machine, the large page's upper mode);
+# the small pages, without comments, stayed at 11.5-12.
 MEASURED = {
     "seed-small-x500": 11.5,
     "small": 11.5,
-    "typical": 6.67,
-    "large": 7.4,
+    "typical": 9.05,
+    "large": 9.9,
 }
 
 BUDGETS = {name: round(ratio * MARGIN, 2) for name, ratio in MEASURED.items()}

@@ -1,6 +1,7 @@
 """Boilerplate: what is dropped from the body before the main content is located.
 
-- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes).
+- Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes);
+  nor the readings of ruby annotations (``<rt>``, ``<rp>``): the base text is the text.
 - Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
 - Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
@@ -11,15 +12,22 @@
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
 such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
+
+Comment threads are not guarded so: one longer than the article is still set apart from it,
+when the page has an article (see ``extract_comments``); their text is returned.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from selectolax.lexbor import LexborNode
 
-from transforms.extract.names import boilerplate_names
+from transforms.extract.comments import has_prose_outside, looks_like_thread
+from transforms.extract.layout import layout
+from transforms.extract.names import classify_names
+from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 # Tags that never hold main content.
@@ -29,6 +37,9 @@ FURNITURE_TAGS = frozenset(
 )  # fmt: skip
 # Tags that usually are furniture but that some sites wrap around the whole page.
 GUARDED_TAGS = frozenset({"form", "header"})
+# A page with this many <article> elements that have a <header> lists them: their headers
+# (headline, teaser) are the listing's content, not the page's header.
+LISTED_ARTICLES = 3
 BOILERPLATE_ROLES = frozenset(
     {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
      "menu", "menubar", "toolbar"}
@@ -40,8 +51,13 @@ _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 # are not: they hold little text, and skipping them halves the pass).
 CONTAINER_TAGS = ("div", "section", "article", "ul", "ol", "dl", "table", "p", "figure")
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "object", "embed")
+# Ruby annotations: the reading (<rt>) and its fallback parentheses (<rp>) are small print
+# above the base text; kept, they would be glued into it ("子こども" for 子ども).
+RUBY_ANNOTATION_TAGS = ("rt", "rp")
 # Removed before the pass (one query; <noscript> is looked at in the pass).
-_STRIPPED = ", ".join(tag for tag in INVISIBLE_TAGS if tag != "noscript")
+_STRIPPED = ", ".join(
+    (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
+)
 _DROP_FULL = "h1, noscript"
 _HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
@@ -57,9 +73,13 @@ _CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
 # would be one more pass over the whole page.
 _ARTICLE_BODY = '[itemprop="articleBody" i]'
 _BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTICLE_BODY))
+# schema.org's comment types (itemtype), and the comment property (itemprop)
+_SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
 
 
-def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
+def drop_furniture(
+    body: LexborNode, h1s: list[str], main: bool, keep_hidden: bool = False
+) -> tuple[int, int]:
     """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
     tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
 
@@ -69,8 +89,13 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
     Sizes are measured before anything is removed; removal runs descendants first, so no
     node is used once freed.
 
+    ``keep_hidden`` keeps hidden elements whatever their size (the extractor's second
+    opinion: apps that stream their content into hidden chunks).
+
     Returns the length of the text inside ``<noscript>`` elements holding real markup
-    (paragraphs, list items, headings): some apps render the page for crawlers only there."""
+    (paragraphs, list items, headings): some apps render the page for crawlers only there;
+    and the length of the hidden and guarded furniture elements dropped (the text the main
+    content could have been in)."""
     for node in reversed(body.css(_STRIPPED)):  # one query, not strip_tags' one per tag
         node.decompose()
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
@@ -89,18 +114,25 @@ def drop_furniture(body: LexborNode, h1s: list[str], main: bool) -> int:
             noscript_chars += size(node)
         # hidden: keep it if it holds half the page; a furniture box: if it holds the page
         guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
+        if keep_hidden and tag not in _DROP_TAGS:
+            continue
         found.append((node, guard))
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")
+    dropped = 0
     if any(guard for _, guard in found):
-        visible = size(body) - sum(size(n) for n, _ in found if n.tag in _INVISIBLE)
-        found = [(n, guard) for n, guard in found if not guard or size(n) < guard * visible]
+        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag in _INVISIBLE}
+        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag in _INVISIBLE)
+        found = [(n, g) for n, g in found if not g or sizes[n.mem_id] < g * visible]
+        dropped = sum(sizes[n.mem_id] for n, g in found if g)  # nested ones count twice
     for node, _ in reversed(found):
         node.decompose()
-    return noscript_chars
+    return noscript_chars, dropped
 
 
-def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
+def drop_boilerplate(
+    root: LexborNode, main: bool = True, relaxed: bool = False
+) -> tuple[int, bool, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text. Names that also have a content word (article, main, content, ...) are
@@ -108,9 +140,13 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
-    Sizes are measured before anything is removed. Returns the size of ``root`` after, and
+    Sizes are measured before anything is removed. Returns the size of ``root`` after,
     whether an element inside it was marked ``itemprop="articleBody"`` (see
-    ``extract_scoring.marked_article_body``)."""
+    ``extract_scoring.marked_article_body``), and the text of the comment threads set apart
+    (main mode; see ``extract_comments``), and the length of the text dropped.
+
+    ``relaxed`` (the extractor's second opinion) drops only the forms, headers and ARIA
+    landmarks: no hidden elements, no names."""
     root_id = root.mem_id
     marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
@@ -131,37 +167,114 @@ def drop_boilerplate(root: LexborNode, main: bool = True) -> tuple[int, bool]:
                 pending.append((node, None))
             continue
         if (
-            "hidden" in attrs
-            or attrs.get("aria-hidden") == "true"
-            or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            not relaxed
+            and (
+                "hidden" in attrs
+                or attrs.get("aria-hidden") == "true"
+                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+            )
             or main
             and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
-        elif main and ("class" in attrs or "id" in attrs):
-            pending.append((node, f"{attrs.get('class') or ''} {attrs.get('id') or ''}"))
-    named = boilerplate_names(name for _, name in pending if name is not None)
-    candidates = [node for node, name in pending if name is None or name in named]
-    root_size = size(root)
+        elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
+            name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+            schema = attrs.get("itemtype") or attrs.get("itemprop")
+            if schema and _SCHEMA_COMMENT.search(schema):
+                name += " comment"
+            pending.append((node, name))
+    item_headers = {
+        node.mem_id
+        for node, name in pending
+        if name is None and node.tag == "header" and node.parent and node.parent.tag == "article"
+    }
+    if len(item_headers) >= LISTED_ARTICLES:  # a listing: the headers are its items' content
+        pending = [(node, name) for node, name in pending if node.mem_id not in item_headers]
+    named, comment_named = classify_names(name for _, name in pending if name is not None)
+    if relaxed:
+        named = set()
+    # (node, boilerplate-named, comment-named). The parts of a comment (its author, date,
+    # text, each named "comment-...") are left out: the comment itself stands for them, and
+    # following each one up the tree costs (a page of comments has hundreds).
+    comment_ids = {node.mem_id for node, name in pending if name in comment_named}
+    candidates = [
+        (node, name is None or name in named, name in comment_named)
+        for node, name in pending
+        if name is None
+        or name in named
+        or (
+            name in comment_named and (node.parent is None or node.parent.mem_id not in comment_ids)
+        )
+    ]
+    root_size = before = size(root)
     if not candidates:
-        return root_size, marked
+        return root_size, marked, "", 0
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
     tree = Tree(root)
     doomed: set[int] = set()
-    for node in candidates:
+    # the outermost comment-named elements: thread id -> [node, boilerplate-named, items]
+    threads: dict[int, list] = {}
+    for node, boilerplate, comment in candidates:
         nid = tree.add(node)
         if nid == root_id:
             continue
         up, steps = tree.parent_of.get(nid), 0
-        while up is not None and up not in doomed:
+        while up is not None and up not in doomed and up not in threads:
             up, steps = tree.parent_of.get(up), steps + 1
             if steps > MAX_DEPTH:
                 raise TooComplex("boilerplate nested too deep")
-        if up is None and (node_size := size(node)) < limit:
+        if up is not None and up in threads:
+            if comment:
+                threads[up][2] += 1
+                continue
+            up = None  # boilerplate inside a thread goes as it would elsewhere
+        if up is None and comment:
+            threads[nid] = [node, boilerplate, 0]
+        elif (
+            up is None
+            and boilerplate
+            and (node_size := size(node)) < limit
+            and not (node.tag in GUARDED_TAGS and holds_prose(node))
+        ):
             doomed.add(nid)
             root_size -= node_size  # the doomed are disjoint: their sizes add up
     for nid in doomed:
         tree.nodes[nid].decompose()
-    return root_size, marked
+    if not threads:
+        return root_size, marked, "", before - root_size
+    root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
+    return root_size, marked, comments, before - root_size - apart
+
+
+def _with_threads(
+    root: LexborNode, root_size: int, limit: float, found: list[list]
+) -> tuple[int, str, int]:
+    """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
+    disjoint) apart from ``root`` when it has an article outside them: removed, their text
+    returned with their size. Otherwise (a forum: the posts are the content) they stay,
+    except those named as boilerplate too that hold under ``limit`` of the text, dropped like
+    any boilerplate. Returns the size of ``root`` after."""
+    # comments side by side, with no container named as a thread, are a thread too
+    siblings = Counter(node.parent.mem_id for node, _, _ in found if node.parent is not None)
+    threads = [
+        node
+        for node, _, items in found
+        if looks_like_thread(node, items)
+        or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
+    ]
+    texts, apart, apart_size = [], set(), 0
+    if threads and has_prose_outside(root, threads):
+        apart = {node.mem_id for node in threads}
+        for node in threads:
+            node_size = size(node)
+            root_size -= node_size
+            apart_size += node_size
+            texts.append(layout(node))
+            node.decompose()
+    for node, boilerplate, _ in found:
+        if node.mem_id not in apart and boilerplate and (node_size := size(node)) < limit:
+            root_size -= node_size
+            node.decompose()
+    return root_size, "\n\n".join(t for t in texts if t), apart_size

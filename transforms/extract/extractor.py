@@ -14,27 +14,40 @@ and from the command line: ``python -m transforms.extract page.html [--mode full
 is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
 work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 
-Modules: ``extract_boilerplate`` (what is dropped), ``extract_scoring`` (where the main
-content is), ``extract_layout`` (text with block structure), ``extract_markdown`` (the same
-as Markdown), ``extract_title`` (the headline), ``extract_tree`` (sizes, parent-chain memo,
-work caps).
+Modules: ``limits`` (the caps, applied before parsing), ``boilerplate`` (what is dropped),
+``comments`` (comment threads set apart, ``Extracted.comments``), ``scoring`` (where the main
+content is), ``prose`` (text measures that mean the same in every script), ``layout`` (text with
+block structure), ``markdown`` (the same as Markdown), ``title`` (the headline), ``repair``
+(ftfy), ``tree`` (sizes, parent-chain memo, work caps).
+
+The second opinion (``Extractor._extract``): when the text dropped as hidden, furniture or
+boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
+again and the main block chosen without dropping hidden elements or named boxes; that text is
+taken when its prose not already in the first (``prose_mass``) weighs more than
+``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
+in hidden chunks, and sites give the article's box a name that reads as boilerplate; a
+hidden copy of the article, or a hidden tab beside a visible article, is no gain.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
 from transforms.extract.limits import cap_nesting, squeeze_textless
 from transforms.extract.markdown import markdown, strip_title_line
+from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
     LinkStats,
@@ -50,6 +63,13 @@ MODES = ("main", "full")
 FORMATS = ("text", "markdown")
 MAX_HTML_CHARS = 5_000_000
 MAX_NODES = 200_000
+# The second opinion: asked when the text dropped (hidden, furniture, boilerplate names) is
+# more than this many times the main text; taken when its paragraphs of prose weigh more
+# than this many times the first one's, plus one paragraph.
+SECOND_OPINION_DROPPED = 4.0
+SECOND_OPINION_GAIN = 2.0
+SENTENCE_CHARS = PROSE_CJK_CHARS // 4  # no line shorter than this is a sentence in any script
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 _INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
@@ -62,6 +82,7 @@ class Extracted:
     text: str
     truncated: bool = False  # an input-size or node-count cap was hit
     language: str = ""  # <html lang>, as written
+    comments: str = ""  # main mode: the comment thread set apart from the article, if any
 
 
 def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
@@ -162,8 +183,9 @@ class Extractor:
             title = repair_text(find_title(html_title, metas, [], url))
             return Extracted(title, "", truncated, language)
         trees = [tree]
+        comments = ""
         try:
-            body_text = self._extract(trees, source, h1s, url)
+            body_text, comments = self._extract(trees, source, h1s, url)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -173,32 +195,84 @@ class Extractor:
         title = find_title(html_title, metas, h1s, url)
         if self.mode == "main":
             body_text = drop_leading_title(body_text, title, self.output_format)
-        return Extracted(repair_text(title), repair_text(body_text), truncated, language)
+        return Extracted(
+            repair_text(title), repair_text(body_text), truncated, language, repair_text(comments)
+        )
 
     def _extract(
         self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str], url: str | None
-    ) -> str:
-        """The text of the page's body (collecting its first ``<h1>`` texts into ``h1s``);
-        a re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
+    ) -> tuple[str, str]:
+        """The text of the page's body and of the comment threads set apart from it
+        (collecting its first ``<h1>`` texts into ``h1s``); a re-parsed tree (of ``source``,
+        what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
         body = trees[-1].body
-        noscript_chars = drop_furniture(body, h1s, main)
-        if noscript_chars and noscript_chars > size(body):
-            # The page is rendered for crawlers inside <noscript> only: use that copy.
-            tree = LexborHTMLParser(source)
-            tree.unwrap_tags(["noscript"])
-            trees.append(tree)
-            body = tree.body
+        noscript_chars, dropped = drop_furniture(body, h1s, main)
+        noscript = bool(noscript_chars) and noscript_chars > size(body)
+        if noscript:  # the page is rendered for crawlers inside <noscript> only: use that copy
+            body = self._reparse(trees, source, noscript)
             h1s.clear()
-            drop_furniture(body, h1s, main)
-        body_size, has_marked = drop_boilerplate(body, main)
-        root = body
-        if main:
-            links = LinkStats(body)
-            marked = marked_article_body(body, links) if has_marked else None
-            root = marked or refine_to_prose(choose_root(body, links, body_size), links)
-            prune_link_lists(root, links)
-        return self._render(root, url)
+            _, dropped = drop_furniture(body, h1s, main)
+        if not main:
+            drop_boilerplate(body, main)
+            return self._render(body, url), ""
+        render = functools.partial(self._render, url=url)
+        text, comments, removed = _main_text(body, render)
+        if dropped + removed > SECOND_OPINION_DROPPED * len(text):
+            # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
+            # Without those cuts, is there clearly more prose? (streamed apps park the article
+            # in hidden chunks; sites give the article's box a name that reads as boilerplate)
+            body = self._reparse(trees, source, noscript)
+            drop_furniture(body, [], main, keep_hidden=True)
+            other, other_comments, _ = _main_text(body, render, relaxed=True)
+            if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
+                return other, other_comments
+        return text, comments
+
+    @staticmethod
+    def _reparse(trees: list[LexborHTMLParser], source: bytes, noscript: bool) -> LexborNode:
+        """The body of a new parse of ``source`` (appended to ``trees``), with the content
+        of ``<noscript>`` elements unwrapped if ``noscript``."""
+        tree = LexborHTMLParser(source)
+        if noscript:
+            tree.unwrap_tags(["noscript"])
+        trees.append(tree)
+        return tree.body
+
+
+def _main_text(
+    body: LexborNode, render: Callable[[LexborNode], str], relaxed: bool = False
+) -> tuple[str, str, int]:
+    """The main content's text (``render``), the comment threads' text and the length of the
+    text dropped as boilerplate, for a ``body`` cleaned of its furniture (``relaxed``: see
+    ``drop_boilerplate``)."""
+    body_size, has_marked, comments, removed = drop_boilerplate(body, True, relaxed)
+    links = LinkStats(body)
+    marked = marked_article_body(body, links) if has_marked else None
+    root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+    prune_link_lists(root, links)
+    return render(root), comments, removed
+
+
+def _sentences(line: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(line) if s]
+
+
+def prose_mass(text: str, besides: str = "") -> float:
+    """The weight (``text_weight``) of the sentences in ``text`` that are on lines of a
+    quarter of a paragraph of prose or more (labels, menu items and prices weigh nothing),
+    in any script; each distinct sentence once, and none that is in ``besides`` (a hidden
+    second copy of the article is no gain)."""
+    seen = set(_sentences(besides.replace("\n", " "))) if besides else set()
+    total = 0.0
+    for line in text.split("\n"):
+        if len(line) < SENTENCE_CHARS or text_weight(line) < PROSE_CHARS / 4:
+            continue
+        for sentence in _sentences(line):
+            if sentence not in seen:
+                seen.add(sentence)
+                total += text_weight(sentence)
+    return total
 
 
 _DEFAULT = {

@@ -10,6 +10,13 @@ holds a word of a generic, multilingual boilerplate vocabulary and no content wo
 - ``CONTENT_WORDS`` anywhere in the name spare it: sites put such names on page-wide wrappers
   ("main has-sidebar", "article modal-enabled").
 
+The same search finds the names of comment threads (``COMMENT_SUBSTRINGS``: "comments",
+"kommentare", "commentaires", "disqus_thread", ...), told apart from other boilerplate
+because a long thread is not dropped like a share bar: it is set aside from the article (see
+``extract_scoring.set_comments_apart``). A content word in the same class token does not spare
+a comment name ("comment-content", "entry-comments" are parts of a thread); one in another token
+does ("article has-comments" is the article).
+
 A page has a hundred or so distinct names and a crawl has millions, mostly generated
 ("css-1x2y3z"), so memoising names does not pay. Instead the distinct names of a page are
 lower-cased, joined by newlines and searched for every vocabulary word at once with one
@@ -24,7 +31,14 @@ from collections.abc import Iterable
 
 from ahocorasick_rs import AhoCorasick
 
-__all__ = ["BOILERPLATE_SUBSTRINGS", "BOILERPLATE_WORDS", "CONTENT_WORDS", "boilerplate_names"]
+__all__ = [
+    "BOILERPLATE_SUBSTRINGS",
+    "BOILERPLATE_WORDS",
+    "COMMENT_SUBSTRINGS",
+    "CONTENT_WORDS",
+    "boilerplate_names",
+    "classify_names",
+]
 
 BOILERPLATE_SUBSTRINGS = (
     "advert", "comments", "commentlist", "cookie", "consent", "disqus", "footer", "newsletter",
@@ -39,14 +53,25 @@ BOILERPLATE_SUBSTRINGS = (
 )  # fmt: skip
 BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
 CONTENT_WORDS = ("article", "body", "column", "content", "main", "entry", "story")
+# Comment threads, in the words sites use in several languages: comment(s), commentaire(s),
+# commento/i (it), kommentar(e) (de, nordic), komentar/komentarz (slavic, id), comentario(s)
+# (es, pt), reactie(s) (nl), yorum (tr), hozzaszolas (hu), pinglun (zh pinyin), Disqus, and
+# WordPress' comment form ("respond"), "discussion".
+COMMENT_SUBSTRINGS = (
+    "comment", "komment", "koment", "comentar", "reactie", "yorum", "hozzaszol", "pinglun",
+    "disqus", "discussion", "respond",
+)  # fmt: skip
 
-_SUBSTRING, _WORD, _CONTENT = range(3)
+_SUBSTRING, _WORD, _CONTENT, _COMMENT = range(4)
 _KINDS = (
     [_SUBSTRING] * len(BOILERPLATE_SUBSTRINGS)
     + [_WORD] * len(BOILERPLATE_WORDS)
     + [_CONTENT] * len(CONTENT_WORDS)
+    + [_COMMENT] * len(COMMENT_SUBSTRINGS)
 )
-_AUTOMATON = AhoCorasick([*BOILERPLATE_SUBSTRINGS, *BOILERPLATE_WORDS, *CONTENT_WORDS])
+_AUTOMATON = AhoCorasick(
+    [*BOILERPLATE_SUBSTRINGS, *BOILERPLATE_WORDS, *CONTENT_WORDS, *COMMENT_SUBSTRINGS]
+)
 
 
 def _at_word_edge(text: str, pos: int) -> bool:
@@ -57,6 +82,23 @@ def _at_word_edge(text: str, pos: int) -> bool:
 
 def boilerplate_names(names: Iterable[str]) -> set[str]:
     """The ``names`` (``"class id"`` strings) that mark a boilerplate box."""
+    return classify_names(names)[0]
+
+
+def _token_at(text: str, pos: int) -> tuple[int, int]:
+    """The bounds of the whitespace-separated token of ``text`` around ``pos``."""
+    start = pos
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = pos
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return start, end
+
+
+def classify_names(names: Iterable[str]) -> tuple[set[str], set[str]]:
+    """The ``names`` (``"class id"`` strings) that mark a boilerplate box, and those that
+    mark a comment thread (or a part of one)."""
     distinct = list(dict.fromkeys(names))
     lowered = [name.lower() for name in distinct]
     starts, pos = [], 0
@@ -66,9 +108,22 @@ def boilerplate_names(names: Iterable[str]) -> set[str]:
     text = "\n".join(lowered)
     boilerplate: set[int] = set()
     content: set[int] = set()
+    comment_tokens: dict[int, set[tuple[int, int]]] = {}  # name -> its tokens with a comment word
+    content_tokens: dict[int, set[tuple[int, int]]] = {}
     for word, start, end in _AUTOMATON.find_matches_as_indexes(text, overlapping=True):
         kind = _KINDS[word]
         if kind == _WORD and not (_at_word_edge(text, start - 1) and _at_word_edge(text, end)):
             continue
-        (content if kind == _CONTENT else boilerplate).add(bisect_right(starts, start) - 1)
-    return {distinct[i] for i in boilerplate - content}
+        i = bisect_right(starts, start) - 1
+        if kind == _COMMENT:
+            comment_tokens.setdefault(i, set()).add(_token_at(text, start))
+            continue
+        if kind == _CONTENT:
+            content_tokens.setdefault(i, set()).add(_token_at(text, start))
+        (content if kind == _CONTENT else boilerplate).add(i)
+    comments = {
+        distinct[i]
+        for i, tokens in comment_tokens.items()
+        if not (content_tokens.get(i, set()) - tokens)  # a content word elsewhere spares it
+    }
+    return {distinct[i] for i in boilerplate - content}, comments

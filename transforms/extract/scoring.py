@@ -11,7 +11,10 @@
 3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
    80% of that prose: teasers, bylines and captions beside the body fall outside.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
-   clouds, pagers).
+   clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
+   left, and less than a paragraph or no paragraph of prose) and their links are ``LISTING_LINK_CHARS``
+   long on average (headlines, product names; menus are a word or two): then the links
+   are the content, a listing.
 
 No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary work.
 """
@@ -20,12 +23,16 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
+from transforms.extract.prose import PROSE_CHARS, holds_prose
 from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
 ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
 LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
 LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
+LISTING_LEFT = 0.2  # link lists are kept when pruning them would leave less than this share
+# ... and their links are as long as headlines or product names (menus: one or two words)
+LISTING_LINK_CHARS = 16
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -169,12 +176,15 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
 
 
 def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
-    """Drop boxes inside ``root`` that are mostly links (only the outermost such box)."""
+    """Drop boxes inside ``root`` that are mostly links (only the outermost such box): those
+    under half of the root, and menus (short links) over half of it beside a paragraph of
+    prose; unless they are nearly all of the root and look like a listing (see above)."""
     root_id = root.mem_id
     root_chars = links.size(root)
     marked: set[int] = set()
     measured = 0
     inside = links.within(root_id)
+    root_prose = None
     for nid, count in links.link_count.items():
         if count < 2 or nid == root_id or nid not in inside:
             continue
@@ -185,11 +195,31 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if measured > MAX_MEASURED:
             raise TooComplex("too many link boxes to measure")
         total = links.size(node)
-        if total and links.link_chars[nid] > LINK_DENSITY_MAX * total and total < 0.5 * root_chars:
+        if not total or links.link_chars[nid] <= LINK_DENSITY_MAX * total:
+            continue
+        if total < 0.5 * root_chars:
             marked.add(nid)
+        elif links.link_chars[nid] < LISTING_LINK_CHARS * count:
+            # Most of the root, but a menu (short links): pruned if the root has prose
+            # outside it.
+            if root_prose is None:
+                root_prose = holds_prose(root)
+            if root_prose and not holds_prose(node):
+                marked.add(nid)
+    outermost = []
     for nid in marked:
         up = links.parent_of.get(nid)
         while up is not None and up != root_id and up not in marked:
             up = links.parent_of.get(up)
         if up not in marked:
-            links.nodes[nid].decompose()
+            outermost.append(nid)
+    left = root_chars - sum(links.sizes[nid] for nid in outermost)
+    if left < LISTING_LEFT * root_chars:
+        count = links.link_count.get(root_id, 0)
+        if links.link_chars.get(root_id, 0) >= LISTING_LINK_CHARS * count:
+            if left >= PROSE_CHARS and root_prose is None:
+                root_prose = holds_prose(root)
+            if left < PROSE_CHARS or not root_prose:
+                return  # the links are the content (a listing): little else would be left
+    for nid in outermost:
+        links.nodes[nid].decompose()

@@ -1,0 +1,297 @@
+"""Lost articles, on small hand-made pages: each failure class that loses a page's article
+whole (a comment thread longer than the post, a description among many links, a listing
+pruned to nothing, ruby readings, a teaser beside the article, a Japanese shop in EUC-JP)."""
+
+from __future__ import annotations
+
+import pytest
+
+from transforms.extract import extract
+from transforms.extract.prose import is_prose, text_weight
+
+POST = [
+    f"Paragraph {i} of the post explains how to prune apple trees in winter: which branches "
+    "to cut first, why the cut should sit just above an outward bud, and how the tree then "
+    "opens up to the light in the following spring."
+    for i in range(4)
+]
+COMMENT = (
+    "I tried this on my own trees last year and it worked well; the one thing I would add "
+    "is to sterilise the shears between trees, because canker spreads easily from one cut "
+    "to the next. Thanks for the detailed guide, number {i}."
+)
+
+
+def page(body: str, title: str = "Page", head: str = "") -> str:
+    return f"<html><head><title>{title}</title>{head}</head><body>{body}</body></html>"
+
+
+def wordpress_comments(n: int, container: str = 'div id="comments" class="comments-area"') -> str:
+    items = "".join(
+        f'<li class="comment" id="comment-{i}"><div class="comment-author">Reader {i}</div>'
+        f'<div class="comment-meta">March {i + 1}, 2024</div>'
+        f'<div class="comment-content"><p>{COMMENT.format(i=i)}</p></div></li>'
+        for i in range(n)
+    )
+    tag = container.split()[0]
+    return f'<{container}><h2>{n} thoughts</h2><ol class="comment-list">{items}</ol></{tag}>'
+
+
+def blog_post(comments: str) -> str:
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    return page(
+        '<div class="site"><div class="post"><h1>Pruning apple trees</h1>'
+        f"{paragraphs}</div>{comments}</div>",
+        title="Pruning apple trees",
+    )
+
+
+# --- comment threads -------------------------------------------------------------------------
+
+
+def test_a_comment_thread_longer_than_the_post_is_set_apart():
+    result = extract(blog_post(wordpress_comments(12)))
+    assert all(p in result.text for p in POST)
+    assert "canker" not in result.text and "Reader" not in result.text
+    assert result.comments.count("canker") == 12 and "Reader 11" in result.comments
+    assert len(result.comments) > 3 * len(result.text)  # the thread was the longer text
+
+
+@pytest.mark.parametrize(
+    "container",
+    [
+        'section id="kommentare"',  # German
+        'div class="commentaires"',  # French
+        'div id="comentarios"',  # Spanish
+        'div class="komentarze"',  # Polish
+        'div class="reacties"',  # Dutch
+        'div id="disqus_thread"',
+        'div itemscope itemtype="https://schema.org/UserComments"',
+    ],
+)
+def test_comment_threads_are_found_by_their_names_in_several_languages(container: str):
+    result = extract(blog_post(wordpress_comments(12, container)))
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
+def test_schema_org_comments_without_comment_names_are_a_thread():
+    items = "".join(
+        f'<div itemprop="comment" itemscope itemtype="https://schema.org/Comment">'
+        f"<p>{COMMENT.format(i=i)}</p></div>"
+        for i in range(12)
+    )
+    result = extract(blog_post(f"<div>{items}</div>"))
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
+def test_a_forum_thread_without_an_article_stays_the_main_text():
+    result = extract(page(wordpress_comments(12), title="Thread"))
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
+    # German "Kommentar" is also an opinion column: one block of paragraphs, not a thread
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    teaser = "<div class='teaser'><p>" + " ".join(POST[:2]) + "</p></div>"
+    result = extract(page(f"{teaser}<div class='kommentar-text'>{paragraphs}</div>"))
+    assert all(p in result.text for p in POST) and result.comments == ""
+
+
+def test_full_mode_keeps_the_comments_in_the_text():
+    result = extract(blog_post(wordpress_comments(12)), mode="full")
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+# --- links around the content ----------------------------------------------------------------
+
+
+def link_column(n: int, text: str = "Category {i}") -> str:
+    return "<table>" + "".join(
+        f'<tr><td><a href="/c{i}">{text.format(i=i)}</a></td></tr>' for i in range(n)
+    ) + "</table>"  # fmt: skip
+
+
+def test_a_product_description_among_many_links_inside_a_cart_form():
+    description = (
+        "Hand-thrown stoneware mug with a speckled glaze, made in small batches in our "
+        "workshop. Each piece varies a little in colour. Holds 350 ml, dishwasher safe, "
+        "not for the microwave because of the metallic rim."
+    )
+    html = page(
+        "<table><tr>"
+        f"<td>{link_column(60)}</td>"
+        "<td><form action='/cart' method='post'><h2>Speckled mug</h2>"
+        "<table><tr><td>Price</td><td>24 EUR</td></tr></table>"
+        f"<div>{description}</div><input type='submit' value='Add to cart'></form></td>"
+        f"<td>{link_column(30, 'Best seller number {i}')}</td>"
+        "</tr></table>",
+        title="Speckled mug | Pottery shop",
+    )
+    result = extract(html)
+    assert description in result.text
+    assert "Category 7" not in result.text and "Best seller" not in result.text
+
+
+def test_a_listing_of_headlines_is_not_pruned_to_nothing():
+    # three sections of headlines, each under half of the page: all three are link lists
+    sections = "".join(
+        "<section><ul>"
+        + "".join(
+            f'<li><a href="/a{s}{i}">Researchers find that headline {s}.{i} is long enough</a></li>'
+            for i in range(7)
+        )
+        + "</ul></section>"
+        for s in range(3)
+    )
+    result = extract(page(f"<main>{sections}</main>"))
+    assert result.text.count("Researchers find") == 21
+
+
+def test_a_menu_alone_is_still_pruned():
+    menu = "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(20))
+    html = page(f"<div><ul>{menu}</ul><ul>{menu}</ul><p>Short note.</p></div>")
+    assert extract(html).text == "Short note."
+
+
+# --- ruby ------------------------------------------------------------------------------------
+
+
+def test_ruby_readings_are_dropped_and_the_base_text_kept():
+    body = (
+        "<article><p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの"
+        "<ruby>虐待<rt>ぎゃくたい</rt></ruby>を<ruby><rb>防</rb><rt>ふせ</rt></ruby>ぐ。</p></article>"
+    )
+    for mode in ("main", "full"):
+        assert extract(page(body), mode=mode).text == "子どもへの虐待を防ぐ。"
+
+
+# --- a Japanese shop in EUC-JP ---------------------------------------------------------------
+
+SHOP_DESCRIPTION = (
+    "国産の有機栽培茶葉を使用した深蒸し煎茶です。まろやかな甘みと豊かな香りが特徴で、"
+    "毎日のお食事にもよく合います。一煎目はぬるめのお湯でゆっくりと淹れてください。"
+)
+
+
+def japanese_shop() -> bytes:
+    categories = link_column(40, "カテゴリー{i}の商品一覧")
+    ranking = "".join(f'<li><a href="/p{i}">人気ランキング第{i}位</a></li>' for i in range(20))
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">'
+        "<title>深蒸し煎茶 100g | お茶の店</title></head><body>"
+        '<div id="header"><a href="/">お茶の店トップ</a> <a href="/cart">カートを見る</a></div>'
+        f'<table width="100%"><tr><td width="180">{categories}</td><td>'
+        '<form name="form1" method="post" action="/cart"><h2>深蒸し煎茶 100g</h2>'
+        "<table><tr><td>価格</td><td>1,080円（税込）</td></tr></table>"
+        f"<div>{SHOP_DESCRIPTION}</div>"
+        '<input type="submit" value="カートに入れる"></form></td>'
+        f"<td><ul>{ranking}</ul></td></tr></table>"
+        "<div id='footer'>Copyright お茶の店</div></body></html>"
+    )
+    return html.encode("euc_jp")
+
+
+def test_a_japanese_shop_page_in_euc_jp_gives_its_description():
+    result = extract(japanese_shop(), "http://shop.example.jp/item/1")
+    assert SHOP_DESCRIPTION in result.text
+    assert "カテゴリー3" not in result.text
+    assert result.title == "深蒸し煎茶 100g"
+
+
+def test_prose_is_measured_the_same_in_every_script():
+    # 60 Japanese characters are a paragraph; so are 200 Latin ones, not 60
+    assert is_prose(SHOP_DESCRIPTION[:60]) and not is_prose("x" * 60)
+    assert is_prose("x" * 200) and not is_prose("x" * 199)
+    assert text_weight("国" * 60) == pytest.approx(200)
+    assert text_weight("한국어" * 20) == pytest.approx(200)
+    assert text_weight("ภาษาไทย" * 10) == 70  # Thai letters count one each, like Latin
+
+
+# --- the second opinion ----------------------------------------------------------------------
+
+
+def test_an_article_streamed_into_hidden_chunks_is_found_by_the_second_opinion():
+    # Streaming apps send the article in hidden chunks that a script moves into place; each
+    # chunk is under half of the page, so the first pass drops them all as hidden.
+    chunks = "".join(
+        f'<div hidden id="S:{i}"><p>{p}</p><p>{p[::-1]}</p></div>' for i, p in enumerate(POST)
+    )
+    key_points = (
+        "<div class='key-points'><h2>Key points</h2><ul><li>Cut above a bud.</li></ul></div>"
+    )
+    result = extract(page(f"<main>{key_points}</main>{chunks}"))
+    assert all(p in result.text for p in POST)
+
+
+def test_a_hidden_copy_of_the_article_is_no_second_opinion():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    copy = "<div style='display:none'>" + " ".join(POST + POST) + "</div>"
+    result = extract(page(f"<article>{paragraphs}</article>{copy}<nav>{'x ' * 3000}</nav>"))
+    assert result.text == "\n\n".join(POST)
+
+
+def test_a_short_hidden_tab_beside_a_visible_article_stays_hidden():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    tab = f"<div hidden><p>{COMMENT.format(i=1)}</p></div>"
+    result = extract(page(f"<article>{paragraphs}{tab}</article>"))
+    assert "canker" not in result.text
+
+
+def test_a_listing_of_articles_keeps_their_headers():
+    # each item is an <article> whose <header> holds its headline and teaser
+    items = "".join(
+        f"<article><header><h2><a href='/a{i}'>Headline number {i} of the river</a></h2>"
+        f"<p>Teaser {i}: a sentence or two that says what the story is about.</p></header>"
+        "</article>"
+        for i in range(8)
+    )
+    result = extract(page(f"<header><a href='/'>Site</a></header><main>{items}</main>"))
+    assert result.text.count("Teaser") == 8 and "Site" not in result.text
+
+
+def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    related = [
+        "<ul>"
+        + "".join(
+            f"<li><a href='/r{j}{i}'>Related story {j}.{i} with a long headline to read</a></li>"
+            for i in range(30)
+        )
+        + "</ul>"
+        for j in range(2)
+    ]
+    result = extract(page(f"<div>{paragraphs}{''.join(related)}</div>"))
+    assert result.text == "\n\n".join(POST)
+
+
+def test_a_german_opinion_piece_with_a_longer_comment_thread():
+    # "Kommentar" names the opinion piece, "Kommentare" the readers' thread under it
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        f"<article class='artikel'><div class='kommentar-text'>{paragraphs}</div></article>"
+        + wordpress_comments(15, 'section id="kommentare" class="leserkommentare"')
+    )
+    result = extract(html)
+    assert result.text == "\n\n".join(POST)
+    assert result.comments.count("canker") == 15
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: when the first answer is a list of headline-long links, its lines weigh "
+    "as prose, so the second opinion is neither asked nor taken",
+)
+def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate_name():
+    # The article's box is named like an overlay and its text is under half of the page's, so
+    # the first pass drops it and takes the list of other stories.
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    teaser = "<div class='teaser'><p>Winter pruning, explained in a sentence.</p></div>"
+    more = "".join(
+        f"<li><a href='/s{i}'>Another story on the site, number {i}, with a headline</a></li>"
+        for i in range(60)
+    )
+    html = page(f"{teaser}<div class='txt-overlay'>{paragraphs}</div><div><ul>{more}</ul></div>")
+    result = extract(html)
+    assert all(p in result.text for p in POST) and "Another story" not in result.text

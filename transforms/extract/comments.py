@@ -1,0 +1,66 @@
+"""Comment threads: found by their names, set apart from the article when the page has one.
+
+A blog post with a long discussion has more text in its comments than in the post, so a
+choice of the main block by text mass alone takes the thread. The thread is therefore set
+apart before the main block is chosen:
+
+1. **Found by name.** ``drop_boilerplate`` notes the outermost elements whose class or id
+   holds a comment word in one of several languages (``extract_names.COMMENT_SUBSTRINGS``), or
+   that are marked up as schema.org ``Comment``/``UserComments``.
+2. **Looks like a thread**: it holds two or more comment-named elements (the comments), or
+   three or more element children of one tag and class (a list of items); an opinion piece
+   whose container is named "kommentar" is one block of paragraphs, not a thread.
+3. **Set apart only beside an article**: when the rest of the page still has paragraphs
+   worth ``ARTICLE_PROSE`` paragraphs of prose (``extract_prose``). A forum page, where the
+   posts are the content, keeps them.
+
+The threads set apart are removed from the tree; their text is ``Extracted.comments``.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborNode
+
+from transforms.extract.prose import PROSE_CHARS, text_weight
+
+__all__ = ["has_prose_outside", "looks_like_thread"]
+
+_ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
+_MIN_ITEMS = 3  # same-looking children that make a list of comments
+ARTICLE_PROSE = 2  # an article beside a thread: this many paragraphs of prose
+_PARAGRAPHS = "p, pre, blockquote, dd"
+
+
+def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
+    """Whether ``node`` (a comment-named element holding ``comment_items`` comment-named
+    elements) is a thread of comments rather than one block that happens to be so named."""
+    if comment_items >= 2:
+        return True
+    for parent in (node, *node.iter()):
+        seen: dict[tuple[str, str | None], int] = {}
+        for child in parent.iter():
+            if child.tag in _ITEM_TAGS:
+                kind = (child.tag, child.attributes.get("class"))
+                seen[kind] = n = seen.get(kind, 0) + 1
+                if n >= _MIN_ITEMS:
+                    return True
+    return False
+
+
+def has_prose_outside(root: LexborNode, threads: list[LexborNode]) -> bool:
+    """Whether ``root`` has an article outside ``threads``: paragraphs of ``ARTICLE_PROSE``
+    times a paragraph of prose in all (by ``text_weight``: the same in every script). The
+    paragraphs are read in document order up to the first ones that are enough (an article
+    comes before its comments)."""
+    inside = {t.mem_id for t in threads}
+    root_id, total = root.mem_id, 0.0
+    needed = ARTICLE_PROSE * PROSE_CHARS
+    for p in root.css(_PARAGRAPHS):
+        node = p.parent
+        while node is not None and node.mem_id != root_id and node.mem_id not in inside:
+            node = node.parent
+        if node is None or node.mem_id == root_id:
+            total += text_weight(p.text(strip=True))
+            if total >= needed:
+                return True
+    return False
