@@ -320,9 +320,9 @@ def test_mode_is_checked():
         extract("<p>x</p>", mode="everything")
 
 
-def test_result_type_language_and_degenerate_inputs():
+def test_result_type_and_degenerate_inputs():
     result = extract(page("<main><p>x</p></main>"))
-    assert isinstance(result, Extracted) and result.language == "en"
+    assert isinstance(result, Extracted) and result.text == "x"
     for html in ("", b"", "<html></html>", "plain text", "<body>", "<!-- only a comment -->"):
         result = extract(html)
         assert isinstance(result.text, str) and isinstance(result.title, str)

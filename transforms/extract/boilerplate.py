@@ -28,7 +28,7 @@ from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
 from transforms.extract.names import classify_names
 from transforms.extract.prose import holds_prose
-from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+from transforms.extract.tree import MAX_WALK_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 # Tags that never hold main content.
 FURNITURE_TAGS = frozenset(
@@ -223,7 +223,7 @@ def drop_boilerplate(
         up, steps = tree.parent_of.get(nid), 0
         while up is not None and up not in doomed and up not in threads:
             up, steps = tree.parent_of.get(up), steps + 1
-            if steps > MAX_DEPTH:
+            if steps > MAX_WALK_DEPTH:
                 raise TooComplex("boilerplate nested too deep")
         if up is not None and up in threads:
             if comment:

@@ -39,13 +39,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.decode import decode_text, utf8_form
-from transforms.extract.boilerplate import drop_boilerplate, drop_furniture
+from transforms.extract.boilerplate import INVISIBLE_TAGS, drop_boilerplate, drop_furniture
 from transforms.extract.layout import layout
-from transforms.extract.limits import cap_nesting, squeeze_textless
+from transforms.extract.limits import MAX_HTML_CHARS, MAX_NODES, bound_page
 from transforms.extract.markdown import markdown, strip_title_line
 from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.repair import repair_text
@@ -61,8 +60,6 @@ from transforms.extract.tree import TooComplex, size
 
 MODES = ("main", "full")
 FORMATS = ("text", "markdown")
-MAX_HTML_CHARS = 5_000_000
-MAX_NODES = 200_000
 # The second opinion: asked when the text dropped (hidden, furniture, boilerplate names) is
 # more than this many times the main text; taken when its paragraphs of prose weigh more
 # than this many times the first one's, plus one paragraph.
@@ -72,8 +69,7 @@ SENTENCE_CHARS = PROSE_CJK_CHARS // 4  # no line shorter than this is a sentence
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
-_INVISIBLE = "script, style, noscript, template, svg, iframe, object, embed"
-_LT = ord("<")
+_INVISIBLE = ", ".join(INVISIBLE_TAGS)
 
 
 @dataclass(frozen=True)
@@ -81,7 +77,6 @@ class Extracted:
     title: str
     text: str
     truncated: bool = False  # an input-size or node-count cap was hit
-    language: str = ""  # <html lang>, as written
     comments: str = ""  # main mode: the comment thread set apart from the article, if any
 
 
@@ -130,35 +125,6 @@ class Extractor:
                 pass
         return layout(root)
 
-    def _bounded(self, text: str, utf8: bytes | None) -> tuple[bytes, bool]:
-        """The UTF-8 bytes to parse, within the character and node caps, and whether a cap
-        cut them.
-
-        Text is encoded here as the parser would encode it (``errors="ignore"``), so that the
-        node cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
-        ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is.
-        Past the character cap, comments, scripts, styles and whitespace runs are dropped
-        first (``limits.squeeze_textless``): they carry no text."""
-        data = utf8
-        truncated = False
-        if len(text) > self.max_html_chars:
-            # Over the cap: count only markup that can carry text, so that a 6 MB inline
-            # script or comment before the article does not push the article past the cap.
-            # Pages under the cap (nearly all) are parsed exactly as they came.
-            text, data = squeeze_textless(text), None
-            if len(text) > self.max_html_chars:
-                text, truncated = text[: self.max_html_chars], True
-        if data is None:
-            data = text.encode("utf-8", "ignore")
-        # every node needs a "<": a cheap upper bound (and no more "<" than bytes)
-        if len(data) > self.max_nodes:
-            is_lt = np.frombuffer(data, dtype=np.uint8) == _LT
-            if np.count_nonzero(is_lt) > self.max_nodes:
-                # up to the last "<" within the cap ("<" is ASCII: never inside a character)
-                data = data[: int(np.flatnonzero(is_lt)[self.max_nodes - 1])]
-                truncated = True
-        return data, truncated
-
     def __call__(
         self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
@@ -171,17 +137,15 @@ class Extractor:
         if isinstance(html, bytes | bytearray):
             decoded = decode_text(bytes(html))
             html, utf8 = decoded.text, utf8_form(html, decoded)
-        html, flattened = cap_nesting(html, utf8=utf8)
-        source, truncated = self._bounded(html, None if flattened else utf8)
-        truncated = truncated or flattened
+        source, truncated = bound_page(
+            html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes
+        )
         tree = LexborHTMLParser(source)
-        html_node = tree.root  # the <html> element, without a CSS query
-        language = (html_node.attributes.get("lang") or "").strip() if html_node else ""
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
         if tree.body is None:
             title = repair_text(find_title(html_title, metas, [], url))
-            return Extracted(title, "", truncated, language)
+            return Extracted(title, "", truncated)
         trees = [tree]
         comments = ""
         try:
@@ -196,7 +160,7 @@ class Extractor:
         if self.mode == "main":
             body_text = drop_leading_title(body_text, title, self.output_format)
         return Extracted(
-            repair_text(title), repair_text(body_text), truncated, language, repair_text(comments)
+            repair_text(title), repair_text(body_text), truncated, repair_text(comments)
         )
 
     def _extract(

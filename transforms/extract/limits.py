@@ -1,4 +1,9 @@
-"""Bound what the HTML parser is given: flatten nesting deeper than any real page.
+"""Bound what the HTML parser is given: every cap ``extract()`` applies before parsing.
+
+``bound_page`` applies them in order: nesting deeper than any real page is flattened
+(``cap_nesting``), then the text is cut at ``MAX_HTML_CHARS`` characters of markup that can
+carry text (``squeeze_textless`` drops comments, scripts, styles and whitespace runs first) and
+at ``MAX_NODES`` elements. A page past a cap still yields its text, flagged as truncated.
 
 Lexbor's parse time grows with the square of the nesting depth: measured here, 10,000 nested
 ``<div>`` take 0.35 s to parse, 30,000 take 2.6 s and 100,000 take 50 s. Real pages stay far
@@ -22,9 +27,22 @@ import re
 
 import numpy as np
 
-__all__ = ["MAX_NESTING", "cap_nesting", "nesting_depth", "squeeze_textless", "strip_textless"]
+__all__ = [
+    "MAX_HTML_CHARS",
+    "MAX_NESTING",
+    "MAX_NODES",
+    "bound_page",
+    "cap_nesting",
+    "cap_size",
+    "nesting_depth",
+    "squeeze_textless",
+    "strip_textless",
+]
 
 MAX_NESTING = 5000
+MAX_HTML_CHARS = 5_000_000
+MAX_NODES = 200_000
+_LT = ord("<")
 
 # Markup that holds no element and no visible text: comments, scripts and styles (an unclosed
 # one runs to the end, as the parser reads it).
@@ -167,3 +185,51 @@ def cap_nesting(
     if nesting_depth(visible) <= max_depth:
         return html, False
     return _flatten(visible, max_depth), True
+
+
+def cap_size(
+    text: str,
+    utf8: bytes | None = None,
+    max_chars: int = MAX_HTML_CHARS,
+    max_nodes: int = MAX_NODES,
+) -> tuple[bytes, bool]:
+    """The UTF-8 bytes to parse, within the character and node caps, and whether a cap cut them.
+
+    Text is encoded here as the parser would encode it (``errors="ignore"``), so that the node
+    cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
+    ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is. Past
+    the character cap, comments, scripts, styles and whitespace runs are dropped first
+    (``squeeze_textless``): they carry no text, and a 6 MB inline script or comment before the
+    article must not push the article past the cap. Pages under the cap (nearly all) are parsed
+    exactly as they came."""
+    data = utf8
+    truncated = False
+    if len(text) > max_chars:
+        text, data = squeeze_textless(text), None
+        if len(text) > max_chars:
+            text, truncated = text[:max_chars], True
+    if data is None:
+        data = text.encode("utf-8", "ignore")
+    # every node needs a "<": a cheap upper bound (and no more "<" than bytes)
+    if len(data) > max_nodes:
+        is_lt = np.frombuffer(data, dtype=np.uint8) == _LT
+        if np.count_nonzero(is_lt) > max_nodes:
+            # up to the last "<" within the cap ("<" is ASCII: never inside a character)
+            data = data[: int(np.flatnonzero(is_lt)[max_nodes - 1])]
+            truncated = True
+    return data, truncated
+
+
+def bound_page(
+    text: str,
+    utf8: bytes | None = None,
+    *,
+    max_chars: int = MAX_HTML_CHARS,
+    max_nodes: int = MAX_NODES,
+    max_nesting: int = MAX_NESTING,
+) -> tuple[bytes, bool]:
+    """Every cap in turn (nesting, then characters and nodes): the UTF-8 bytes to parse, and
+    whether a cap changed them. ``utf8``, if given, must be ``text.encode("utf-8")``."""
+    text, flattened = cap_nesting(text, max_nesting, utf8=utf8)
+    data, truncated = cap_size(text, None if flattened else utf8, max_chars, max_nodes)
+    return data, truncated or flattened

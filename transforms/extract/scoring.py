@@ -24,7 +24,7 @@ from __future__ import annotations
 from selectolax.lexbor import LexborNode
 
 from transforms.extract.prose import PROSE_CHARS, holds_prose
-from transforms.extract.tree import MAX_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+from transforms.extract.tree import MAX_WALK_DEPTH, MAX_MEASURED, TooComplex, Tree, size
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
 ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
@@ -121,8 +121,8 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
         return body
     threshold = ROOT_SHARE * total
     node, node_weight = body, total
-    for level in range(MAX_DEPTH + 1):
-        if level == MAX_DEPTH:
+    for level in range(MAX_WALK_DEPTH + 1):
+        if level == MAX_WALK_DEPTH:
             raise TooComplex("content nested too deep")
         remaining, chosen = node_weight, None
         children = list(node.iter())

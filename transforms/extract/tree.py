@@ -6,7 +6,7 @@ from selectolax.lexbor import LexborNode
 
 # Work caps: real pages stay far below them; a page past one (thousands of nested boxes)
 # is extracted by the plain layout of its body instead, flagged as truncated.
-MAX_DEPTH = 256  # levels walked up or down the tree from one element
+MAX_WALK_DEPTH = 256  # levels walked up or down the tree from one element
 MAX_MEASURED = 5_000  # elements measured (text length) by one pass
 
 
