@@ -31,11 +31,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.columns_eval import print_columns_report
+from benchmarks.metrics import aeb_page, aeb_score, macro_mean, word_prf
 
-from benchmarks.columns_eval import print_columns_report  # noqa: E402
-from benchmarks.metrics import aeb_page, aeb_score, macro_mean, word_prf  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CORPUS = Path(os.environ.get("CORPUS", ROOT.parent / "shared" / "corpus"))
 CACHE = ROOT / "bench" / "cache"
@@ -225,8 +224,17 @@ def speed_rounds(names: list[str], rounds: int) -> dict[str, list[float]]:
     out = CACHE / "timing.json"
     for _ in range(rounds):
         for name in names:
-            cmd = [sys.executable, __file__, "--worker", name, "--timing", "--out", str(out)]
-            subprocess.run(cmd, check=True)
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.quality",
+                "--worker",
+                name,
+                "--timing",
+                "--out",
+                str(out),
+            ]
+            subprocess.run(cmd, check=True, cwd=ROOT)
             timing = json.loads(out.read_text(encoding="utf-8"))
             rates[name].append(timing["pages"] / max(timing["seconds"], 1e-9))
     return rates
@@ -247,9 +255,9 @@ def run_worker(name: str, memcheck: int, refresh: bool) -> dict:
                 return result
     out = cached or CACHE / f"{name}.json"
     print(f"running {name} ...", file=sys.stderr, flush=True)
-    cmd = [sys.executable, __file__, "--worker", name, "--out", str(out)]
+    cmd = [sys.executable, "-m", "benchmarks.quality", "--worker", name, "--out", str(out)]
     cmd += ["--memcheck", str(memcheck)]
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd, check=True, cwd=ROOT)
     return json.loads(out.read_text(encoding="utf-8"))
 
 

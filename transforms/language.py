@@ -12,7 +12,7 @@ extension) so that its children start with them imported.
 
 What is classified is a bounded sample: the title and the first ``SAMPLE_CHARS`` characters of
 the text. fastText's cost grows with the text's length, while its answer settles after a few
-hundred characters (``benchmarks/language_eval.py`` measures accuracy against the sample size:
+hundred characters (``benchmarks/columns_eval.py`` measures accuracy against the sample size:
 see README, "Language"). Whitespace, line breaks included (fastText reads one line), is
 collapsed to single spaces.
 """

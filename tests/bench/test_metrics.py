@@ -63,9 +63,10 @@ def test_benchmark_skips_cleanly_without_the_corpus(tmp_path):
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "quality.py"
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "CORPUS": str(tmp_path / "absent")}
-    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    cmd = [sys.executable, "-m", "benchmarks.quality"]
+    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "skipped" in done.stdout
 
 

@@ -28,7 +28,7 @@ from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
 from transforms.extract.names import classify_names
 from transforms.extract.prose import holds_prose
-from transforms.extract.tree import MAX_WALK_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
 # Tags that never hold main content.
 FURNITURE_TAGS = frozenset(

@@ -24,7 +24,7 @@ from __future__ import annotations
 from selectolax.lexbor import LexborNode
 
 from transforms.extract.prose import PROSE_CHARS, holds_prose
-from transforms.extract.tree import MAX_WALK_DEPTH, MAX_MEASURED, TooComplex, Tree, size
+from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
 ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
