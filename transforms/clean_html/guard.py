@@ -66,6 +66,7 @@ Cleaner = Callable[[ArchiveRecord], tuple[str, dict[str, Any]]]
 
 _STOP = None
 _KILL_WAIT_S = 5.0
+_DEATH_WAIT_S = 1.0
 # Records per write: enough that the pipe's system calls and wake-ups are paid once for many
 # pages, few enough that a bundle's last batch does not keep the child idle for long.
 DEFAULT_BATCH = 8
@@ -261,6 +262,8 @@ class GuardedCleaner:
         # record after them.
         with contextlib.suppress(EOFError, OSError):
             self._read_outcomes()
+        if self._process is not None:  # let it finish dying, so its own signal is reported
+            self._process.join(_DEATH_WAIT_S)
         exitcode = self._kill()
         if not self._in_flight:
             self.restarts += 1
