@@ -3,7 +3,9 @@
 On one set of WARC.gz shards built from ``../shared/corpus`` (see ``bench_shards``), measures
 pages/s, input MB/s and peak RSS for: the floor (read, decode, Lexbor parse), the extractor in a
 plain loop, its peers (resiliparse, trafilatura) in the same loop, and the Beam job with one and
-two SDK workers; reports job/floor, job/extractor-loop and 2-worker/1-worker. The job's fixed
+two SDK workers, and with one worker and ``--extract_guard none``; prints each ratio that has a
+target with the target (job against the plain loop, the guard's cost, 2 workers against 1) and
+checks that guard on and off wrote the same rows. The job's fixed
 cost (interpreter and Beam start-up, worker launch, finalisation) is measured by running it on
 a one-page shard, and reported apart from the steady rate.
 
