@@ -8,7 +8,14 @@ import functools
 import pytest
 
 from tests.builders import http_response, page
-from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
+from tests.fake_extractors import (
+    CRASH_MARKER,
+    HANG_MARKER,
+    RAISE_MARKER,
+    SLOW_MARKER,
+    SLOW_SECONDS,
+    MisbehavingExtractor,
+)
 from transforms import reasons
 from transforms.clean_html import build_cleaner
 from transforms.clean_html.guard import GuardedCleaner
@@ -89,6 +96,19 @@ def test_each_bad_record_costs_itself_only(batch, markers):
             assert outcome == inline(record)
     bad = sum(marker in (CRASH_MARKER, HANG_MARKER) for marker in markers.values())
     assert guard.restarts == bad
+
+
+def test_the_time_limit_is_per_record_not_per_batch():
+    """Five records of half a second each in one batch: 2.5 s for the batch, none over 1.5 s."""
+    records = _records(dict.fromkeys(range(5), SLOW_MARKER), 5)
+    timeout_s = 3 * SLOW_SECONDS
+    guard = GuardedCleaner(MAKE_CLEANER, timeout_s=timeout_s, batch=5, max_in_flight=10)
+    try:
+        outcomes = _guarded_outcomes(guard, records)
+    finally:
+        guard.close()
+    assert [kind for kind, _ in outcomes] == ["row"] * 5
+    assert guard.restarts == 0
 
 
 def test_outcomes_larger_than_the_pipes_do_not_deadlock():

@@ -19,9 +19,9 @@ Records go to the child in batches and the parent does not wait for them: ``subm
 record, writes a full batch into the pipe and returns whatever outcomes the child has finished
 so far; ``drain`` (at the end of a bundle) waits for the rest. The child cleans records in the
 order sent and sends each outcome back as soon as it has it, so the parent (reading the next
-records, writing Parquet) and the child (cleaning) work at the same time, and neither sleeps
-and wakes once per record: a synchronous round trip per record cost more than the pipe copies
-themselves (README, "Crash guard"). Since outcomes come back in order, the record a crash or a
+records, writing Parquet) and the child (cleaning) work at the same time, and the child goes
+from one record to the next without sleeping in between: a synchronous round trip per record
+cost more than the pipe copies themselves (README, "Crash guard"). Since outcomes come back in order, the record a crash or a
 hang belongs to is the oldest one sent without an outcome: it alone becomes the reject, and the
 records sent after it go to the new child again. The time limit runs from the moment the child
 could start that record: when it was sent, or when the child finished the one before (the
