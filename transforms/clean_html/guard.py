@@ -57,6 +57,7 @@ from transforms.clean_html.pipe import (
     send_record,
     write_some,
 )
+from transforms.memory import hold_heap
 from transforms.records import ArchiveRecord
 
 __all__ = ["Cleaner", "GuardedCleaner", "reject_for"]
@@ -93,6 +94,7 @@ def _serve(inbox: Connection, outbox: Connection, make_cleaner: Callable[[], Cle
     # write, and large).
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cleaner = make_cleaner()
+    hold_heap()  # see transforms.memory: no page faults for each page's memory
     while True:
         try:
             record = receive_record(inbox)
