@@ -133,6 +133,7 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
         "seconds": timed,
         "loop_seconds": wall,
         "cpu_seconds": cpu if name == "floor" else extract_cpu,
+        "loop_cpu_seconds": cpu,  # the whole loop: read, decode, the call, and ftfy
         "timers": timers,
         "base_rss_mb": base_rss,
         "peak_rss_mb": peak_rss_mb(),

@@ -20,22 +20,17 @@ __all__ = ["COMPONENTS", "profile_job", "summarise_collapsed"]
 
 # (component, pattern on a frame's file path); the first match wins, checked leaf first.
 COMPONENTS: list[tuple[str, re.Pattern[str]]] = [
-    ("extractor", re.compile(r"transforms/extract|selectolax")),
-    ("ftfy repair", re.compile(r"transforms/text_repair|(^|/)ftfy/")),
+    ("ftfy", re.compile(r"transforms/extract/repair|(^|/)ftfy/")),
+    ("extract", re.compile(r"transforms/extract/|selectolax")),
+    ("decode (HTTP, charset)", re.compile(r"transforms/decode/|charset_normalizer|brotli|zstd")),
+    ("read (FastWARC, gzip)", re.compile(r"transforms/read/|fastwarc|warcio")),
+    ("Parquet", re.compile(r"pyarrow|parquet|transforms/write/")),
     (
-        "HTTP + charset decoding",
-        re.compile(r"transforms/(decode|charset|http_response|content_type)|charset_normalizer"),
+        "guard (pipe, pickling, waiting for the child)",
+        re.compile(r"multiprocessing/|transforms/clean_html/(guard|pipe)|selectors"),
     ),
-    ("reading WARC", re.compile(r"transforms/(archive_|read_archives)|fastwarc|warcio")),
-    ("Parquet writing", re.compile(r"pyarrow|parquet|transforms/(write|parquet)")),
-    (
-        "crash guard (pipe and pickling to the cleaning child)",
-        re.compile(r"multiprocessing/|transforms/(cleaning_guard|guard_pipe)"),
-    ),
-    ("nesting cap (html_limits)", re.compile(r"transforms/html_limits")),
-    ("summary events", re.compile(r"transforms/summary")),
     ("CleanHtml DoFn", re.compile(r"transforms/clean_html")),
-    ("Beam SDK (coders, runner, metrics)", re.compile(r"apache_beam|grpc|google/protobuf")),
+    ("Beam (coders, runner, metrics)", re.compile(r"apache_beam|grpc|google/protobuf")),
 ]
 _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^:()]+)(?::\d+)?\)$")
 

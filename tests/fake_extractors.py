@@ -15,10 +15,13 @@ from transforms.extract import Extracted, Extractor
 CRASH_MARKER = "CRASH-THE-EXTRACTOR"
 HANG_MARKER = "HANG-THE-EXTRACTOR"
 RAISE_MARKER = "RAISE-IN-THE-EXTRACTOR"
+SLOW_MARKER = "SLOW-IN-THE-EXTRACTOR"  # half a second, then a normal extraction
+SLOW_SECONDS = 0.5
 
 
 class MisbehavingExtractor(Extractor):
-    """Segfaults (a real SIGSEGV, as a native library would), hangs or raises on marked pages."""
+    """Segfaults (a real SIGSEGV, as a native library would), hangs, raises or dawdles on
+    marked pages."""
 
     def __call__(
         self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
@@ -31,4 +34,6 @@ class MisbehavingExtractor(Extractor):
                 time.sleep(1)
         if RAISE_MARKER in text:
             raise RuntimeError("the extractor raised")
+        if SLOW_MARKER in text:
+            time.sleep(SLOW_SECONDS)
         return super().__call__(html, url, utf8=utf8)

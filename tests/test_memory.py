@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from transforms.memory import release_large_blocks, tidy_worker, trim_heap
+from transforms.memory import hold_heap, release_large_blocks, tidy_worker, trim_heap
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc only")
@@ -21,3 +21,8 @@ def test_worker_settings_and_trim_never_fail() -> None:
     assert tidy_worker() == first
     trim_heap()  # True or False (nothing to give back), never an error
     assert len(bytearray(8 * 1024 * 1024)) == 8 * 1024 * 1024
+
+
+def test_hold_heap_is_idempotent() -> None:
+    first = hold_heap()
+    assert isinstance(first, bool) and hold_heap() == first

@@ -37,14 +37,17 @@ def test_profile_samples_are_charged_to_the_deepest_known_component() -> None:
             "fix_text (ftfy/__init__.py:300);sub (re/__init__.py:185) 2",
             f"{worker};_find_and_load (<frozen importlib._bootstrap>:1176) 1",
             f"{worker};run (apache_beam/runners/worker/sdk_worker.py:1) 1",
+            f"{worker};process (transforms/clean_html/transform.py:130);"
+            "_pump (transforms/clean_html/guard.py:240);select (selectors.py:1) 2",
             f"{runner};wait (threading.py:320) 50",
         ]
     )
     summary = summarise_collapsed(text, "sdk_worker_main")
-    assert summary["samples"] == 10
+    assert summary["samples"] == 12
     assert summary["components"] == {
-        "extractor": 0.6,
-        "ftfy repair": 0.2,
-        "start-up (imports)": 0.1,
-        "Beam SDK (coders, runner, metrics)": 0.1,
+        "extract": 0.5,
+        "ftfy": round(2 / 12, 4),
+        "guard (pipe, pickling, waiting for the child)": round(2 / 12, 4),
+        "start-up (imports)": round(1 / 12, 4),
+        "Beam (coders, runner, metrics)": round(1 / 12, 4),
     }

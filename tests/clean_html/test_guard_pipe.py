@@ -59,9 +59,9 @@ def test_outcomes_arrive_equal():
     receiver_got = []
     receiver = threading.Thread(target=lambda: receiver_got.append(receive_outcome(reader)))
     receiver.start()
-    send_outcome(writer, outcome)
+    send_outcome(writer, outcome, 1234.5)
     receiver.join()
-    assert receiver_got == [outcome]
+    assert receiver_got == [(outcome, 1234.5)]
 
 
 def test_a_closed_peer_is_eof_or_broken_pipe():

@@ -7,7 +7,11 @@ WARC request). ``documents`` counts the candidates, so ``documents == rows + rej
 
 By default decoding and extraction run in a persistent child process per worker
 (``transforms.clean_html.guard``): a document that crashes it becomes an ``extract_error`` reject
-and one that runs past ``timeout_s`` a ``timeout`` reject, and the job goes on.
+and one that runs past ``timeout_s`` a ``timeout`` reject, and the job goes on. The child gets
+records in batches and cleans them while the worker reads on, so an outcome may come out of a
+later ``process`` call or out of ``finish_bundle``, which waits for the bundle's last ones: the
+order of outcomes is still the order of the records. Outputs are in the global window, the
+batch job's only one.
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
 
 from transforms import reasons
-from transforms.clean_html.cleaner import build_cleaner, clean_record
+from transforms.clean_html.cleaner import build_cleaner
 from transforms.clean_html.guard import GuardedCleaner
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import Extractor
@@ -36,8 +41,6 @@ __all__ = [
     "GUARDS",
     "REJECTS_TAG",
     "SKIPPED_TAG",
-    "build_cleaner",
-    "clean_record",
 ]
 
 REJECTS_TAG = "rejects"
@@ -84,6 +87,21 @@ class _CleanHtmlFn(beam.DoFn):
         self._done = 0
         self._started = self._last_log = time.monotonic()
 
+    def start_bundle(self):
+        if isinstance(self._cleaner, GuardedCleaner):
+            self._cleaner.discard()  # what a failed bundle left: that bundle is retried whole
+
+    def finish_bundle(self):
+        if isinstance(self._cleaner, GuardedCleaner):
+            for outcome in self._cleaner.drain():
+                for output in self._route(outcome):
+                    if isinstance(output, beam.pvalue.TaggedOutput):
+                        yield beam.pvalue.TaggedOutput(
+                            output.tag, GlobalWindows.windowed_value(output.value)
+                        )
+                    else:
+                        yield GlobalWindows.windowed_value(output)
+
     def teardown(self):
         if isinstance(self._cleaner, GuardedCleaner):
             self._cleaner.close()
@@ -107,10 +125,18 @@ class _CleanHtmlFn(beam.DoFn):
             self._count(f"skipped:{record.record_type}")
             yield beam.pvalue.TaggedOutput(SKIPPED_TAG, (record.source_file, record.record_type))
             return
+        if isinstance(self._cleaner, GuardedCleaner):
+            for outcome in self._cleaner.submit(record):
+                yield from self._route(outcome)
+        else:
+            yield from self._route(self._cleaner(record))
+
+    def _route(self, outcome: tuple[str, dict[str, Any]]):
+        """Count one document's outcome and give it its output."""
         self._count("documents")
-        outcome, value = self._cleaner(record)
         self._log_progress()
-        if outcome == "row":
+        kind, value = outcome
+        if kind == "row":
             self._count("rows")
             self._html_bytes.update(value["html_bytes"])
             self._text_chars.update(len(value["text"]))
