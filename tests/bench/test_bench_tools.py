@@ -51,3 +51,16 @@ def test_profile_samples_are_charged_to_the_deepest_known_component() -> None:
         "start-up (imports)": round(1 / 12, 4),
         "Beam (coders, runner, metrics)": round(1 / 12, 4),
     }
+
+
+def test_account_times_the_jobs_own_steps_and_they_add_up() -> None:
+    from pathlib import Path
+
+    from benchmarks.bench_account import STEPS, account
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "crawl.warc.gz"
+    result = account([str(sample)])
+    assert result.pop("pages") > 0
+    for _module, _name, step in STEPS:  # every patched function exists and was reached
+        assert result[step] > 0, step
+    assert all(ms >= 0 for step, ms in result.items() if step != "rest of clean_record")
