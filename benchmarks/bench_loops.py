@@ -25,13 +25,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from transforms.decode import Reject, decode_document
+from transforms.memory import release_large_blocks
+from transforms.read import read_file
+from transforms.records import ArchiveRecord
 
-from transforms.decode import Reject, decode_document  # noqa: E402
-from transforms.memory import release_large_blocks  # noqa: E402
-from transforms.read import read_file  # noqa: E402
-from transforms.records import ArchiveRecord  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 __all__ = ["LOOPS", "rss_mb", "run_loop"]
 

@@ -25,12 +25,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.metrics import aeb_score, macro_mean, word_prf
+from transforms import language
+from transforms.extract import Extractor
 
-from benchmarks.metrics import aeb_score, macro_mean, word_prf  # noqa: E402
-from transforms import language  # noqa: E402
-from transforms.extract import Extractor  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CORPUS = Path(os.environ.get("CORPUS", ROOT.parent / "shared" / "corpus"))
 SAMPLE_SIZES = (50, 100, 200, 300, 400, 600, 1000, 2000, None)  # None: the whole text

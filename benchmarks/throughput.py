@@ -30,13 +30,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.bench_parquet import measure_row_groups
+from benchmarks.bench_profile import profile_job
+from benchmarks.bench_report import markdown, write_chart
+from benchmarks.bench_shards import CORPUS, ShardSpec, build_shards, corpus_available
 
-from benchmarks.bench_parquet import measure_row_groups  # noqa: E402
-from benchmarks.bench_profile import profile_job  # noqa: E402
-from benchmarks.bench_report import markdown, write_chart  # noqa: E402
-from benchmarks.bench_shards import CORPUS, ShardSpec, build_shards, corpus_available  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 BENCH = ROOT / "bench"
 SHARDS = BENCH / "shards"
