@@ -77,6 +77,20 @@ _DEFAULT_CONTENT_TYPES = {
 }
 
 
+def raw_response_record(index: int, url: str, block: bytes, *, gzip_it: bool) -> bytes:
+    """A WARC response record written by hand, header and all (``write_warc``'s library would
+    refuse or fix what some tests need: a 1 MB ``WARC-Target-URI``, say)."""
+    head = (
+        "WARC/1.1\r\nWARC-Type: response\r\n"
+        f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{index:012d}>\r\n"
+        f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
+        "Content-Type: application/http; msgtype=response\r\n"
+        f"Content-Length: {len(block)}\r\n\r\n"
+    )
+    record = head.encode() + block + b"\r\n\r\n"
+    return gzip.compress(record, compresslevel=1, mtime=0) if gzip_it else record
+
+
 def write_warc(path: Path, entries: Iterable[WarcEntry], *, gzip_records: bool = True) -> Path:
     """Write ``entries`` as a WARC/1.1 file; record IDs are derived from position, so runs repeat."""
     with open(path, "wb") as out:

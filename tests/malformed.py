@@ -22,7 +22,7 @@ from pathlib import Path
 import zstandard
 from fastwarc.stream_io import Lz4Writer
 
-from tests.builders import WarcEntry, http_response, page, write_warc
+from tests.builders import WarcEntry, http_response, page, raw_response_record, write_warc
 from transforms import reasons
 
 __all__ = [
@@ -361,15 +361,7 @@ def _long_header_case(prefix: str, uri_bytes: int, *, gzip_records: bool):
     records = []
     for i, url in enumerate(urls):
         block = http_response(article(f"{prefix} {i}"))
-        head = (
-            "WARC/1.1\r\nWARC-Type: response\r\n"
-            f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
-            f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
-            "Content-Type: application/http; msgtype=response\r\n"
-            f"Content-Length: {len(block)}\r\n\r\n"
-        )
-        record = head.encode() + block + b"\r\n\r\n"
-        records.append(gzip.compress(record, compresslevel=1, mtime=0) if gzip_records else record)
+        records.append(raw_response_record(i, url, block, gzip_it=gzip_records))
     outcomes = {url: ROW for url in urls}
     outcomes[urls[2]] = reasons.HEADER_TOO_LARGE
     return b"".join(records), Expected(outcomes=outcomes, documents=7)

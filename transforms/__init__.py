@@ -4,8 +4,9 @@
   once, format sniffing, WARC/ARC/tar iterators, WARC headers too long for FastWARC, one
   reading loop for whole files and byte ranges, the ``ReadArchives`` transform);
 - ``decode``: a record's payload bytes -> HTML text or a ``Reject`` (HTTP, content type, charset);
-- ``extract``: HTML -> ``Extracted`` (title, main text): caps, tree walks, boilerplate, scoring,
-  layout (text or Markdown), title, text repair; ``python -m transforms.extract page.html``;
+- ``extract``: HTML -> ``Extracted`` (title, main text, comments): caps, tree walks, boilerplate,
+  comment threads, scoring, layout (text or Markdown), title, text repair;
+  ``python -m transforms.extract page.html``;
 - ``clean_html``: the Beam stage around decode + extract: ``CleanHtml``, the per-record cleaner
   and the crash guard;
 - ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json`` (output paths taken

@@ -3,14 +3,13 @@ valid record, a reject or a counted outcome, never a value that a later step can
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import tarfile
 
 import pytest
 
-from tests.builders import page
+from tests.builders import page, raw_response_record
 from transforms.read import read_file
 from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
@@ -148,15 +147,7 @@ def test_warc_dates_outside_years_1_to_9999_utc_are_null(tmp_path):
 
 def warc_record(i: int, url: str, *, gzip_it: bool) -> bytes:
     block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + HTML
-    head = (
-        "WARC/1.1\r\nWARC-Type: response\r\n"
-        f"WARC-Record-ID: <urn:uuid:00000000-0000-4000-9000-{i:012d}>\r\n"
-        f"WARC-Date: 2026-01-02T03:04:05Z\r\nWARC-Target-URI: {url}\r\n"
-        "Content-Type: application/http; msgtype=response\r\n"
-        f"Content-Length: {len(block)}\r\n\r\n"
-    )
-    record = head.encode() + block + b"\r\n\r\n"
-    return gzip.compress(record, mtime=0) if gzip_it else record
+    return raw_response_record(i, url, block, gzip_it=gzip_it)
 
 
 @pytest.mark.parametrize("gzip_it", [False, True], ids=["warc", "warc.gz"])
