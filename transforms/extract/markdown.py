@@ -214,9 +214,12 @@ class _Renderer:
             self.children(node)
             self.flush()
         elif tag_id == _CODE:
-            text = _collapse(node.text(deep=True))
-            if text:
-                self.inline.append(_code_span(text))
+            raw = node.text(deep=True)
+            text = _collapse(raw)
+            if text:  # the span's own edge spaces stay outside it: they part words
+                lead = " " if raw[:1].isspace() else ""
+                trail = " " if raw[-1:].isspace() else ""
+                self.inline.append(f"{lead}{_code_span(text)}{trail}")
         elif tag_id == _A and self.links:
             self.link(node)
         else:  # an inline element (or a comment, which has no children)
