@@ -199,3 +199,19 @@ def test_build_cleaner_passes_the_format_only_to_extractors_that_need_it():
     cleaner = build_cleaner(output_format="markdown")
     _, row = cleaner(response(html.encode()))
     assert "- one\n- two" in row["text"]
+
+
+def test_a_failing_language_model_costs_the_document_not_the_bundle(monkeypatch) -> None:
+    from transforms import language
+    from transforms.clean_html import clean_record
+    from transforms.records import ArchiveRecord
+
+    def broken(title: str, text: str):
+        raise RuntimeError("model exploded")
+
+    monkeypatch.setattr(language, "identify", broken)
+    html = b"<html><body><p>" + b"Some prose on the page. " * 20 + b"</p></body></html>"
+    record = ArchiveRecord("f", "id", "resource", 0, url="https://example.com/", payload=html)
+    kind, reject = clean_record(record, Extractor())
+    assert (kind, reject["reason"]) == ("reject", "extract_error")
+    assert "model exploded" in reject["detail"]

@@ -75,12 +75,12 @@ def clean_record(
         # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
         # the parser would otherwise encode the decoded text back to those bytes.
         extracted = extractor(decoded.html, record.url, utf8=decoded.utf8)
+        text = extracted.text
+        found = language.identify(extracted.title, text) if text.strip() else None
     except Exception as e:
         return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
-    text = extracted.text
-    if not text.strip():
+    if found is None:
         return "reject", reject_row(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
-    found = language.identify(extracted.title, text)
     detail = language_reject(found, languages, min_language_score)
     if detail is not None:
         return "reject", reject_row(record, reasons.LANGUAGE, detail)
