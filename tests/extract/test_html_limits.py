@@ -71,3 +71,39 @@ def test_deep_nesting_next_to_a_script_is_flattened_and_the_script_does_not_swal
         and "deep text" in flat
         and flat.endswith("<p>after</p></body></html>")
     )
+
+
+def _depth_by_regex(html: str) -> int:
+    """A plain reference: ``_TAG``'s matches, skipped names left out, walked in Python."""
+    from transforms.extract.limits import _NOT_COUNTED, _TAG
+
+    depth = deepest = 0
+    for match in _TAG.finditer(html):
+        if match.group(2).lower() in _NOT_COUNTED:
+            continue
+        depth = max(depth - 1, 0) if match.group(1) else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_nesting_depth_finds_the_tags_a_regex_finds_in_any_tag_soup():
+    import random
+
+    rng = random.Random(7)
+    names = ["div", "DIV", "p", "P", "pa", "li", "link", "LINK", "br", "br-x", "a", "x1",
+             "tbody", "td", "colgroup", "colgroupx", "Optgroup", "lınk", "ß", "1a", ""]  # fmt: skip
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(0, 30)):
+            if rng.random() < 0.6:
+                parts.append(
+                    "<" + rng.choice(["", "/", "//", " "]) + rng.choice(names)
+                    + rng.choice(["", " ", " a='<div>'", "/", "\n", "<", "é", "<p"])
+                    + rng.choice([">", "", ">>"])
+                )  # fmt: skip
+            else:
+                parts.append(rng.choice(["x", "é", "<", ">", "<!-- -->", "日本", " ", "\ud800"]))
+        html = "".join(parts)
+        expected = _depth_by_regex(html)
+        assert nesting_depth(html) == expected, html
+        assert nesting_depth(html.encode("utf-8", "surrogatepass")) == expected, html

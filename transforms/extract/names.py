@@ -108,22 +108,27 @@ def classify_names(names: Iterable[str]) -> tuple[set[str], set[str]]:
     text = "\n".join(lowered)
     boilerplate: set[int] = set()
     content: set[int] = set()
-    comment_tokens: dict[int, set[tuple[int, int]]] = {}  # name -> its tokens with a comment word
-    content_tokens: dict[int, set[tuple[int, int]]] = {}
+    # Where each name's comment and content words start. Their tokens are looked up only
+    # for names that have both (few): a name with comment words and no content word is a
+    # comment name whatever its tokens.
+    comment_at: dict[int, list[int]] = {}
+    content_at: dict[int, list[int]] = {}
     for word, start, end in _AUTOMATON.find_matches_as_indexes(text, overlapping=True):
         kind = _KINDS[word]
         if kind == _WORD and not (_at_word_edge(text, start - 1) and _at_word_edge(text, end)):
             continue
         i = bisect_right(starts, start) - 1
         if kind == _COMMENT:
-            comment_tokens.setdefault(i, set()).add(_token_at(text, start))
+            comment_at.setdefault(i, []).append(start)
             continue
         if kind == _CONTENT:
-            content_tokens.setdefault(i, set()).add(_token_at(text, start))
+            content_at.setdefault(i, []).append(start)
         (content if kind == _CONTENT else boilerplate).add(i)
-    comments = {
-        distinct[i]
-        for i, tokens in comment_tokens.items()
-        if not (content_tokens.get(i, set()) - tokens)  # a content word elsewhere spares it
-    }
+    comments = set()
+    for i, positions in comment_at.items():
+        if i in content_at:  # a content word in a token without a comment word spares it
+            tokens = {_token_at(text, pos) for pos in positions}
+            if any(_token_at(text, pos) not in tokens for pos in content_at[i]):
+                continue
+        comments.add(distinct[i])
     return {distinct[i] for i in boilerplate - content}, comments
