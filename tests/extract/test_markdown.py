@@ -314,8 +314,20 @@ def test_random_markup_gives_markdown_with_the_words_of_the_text_layout(fragment
     assert words(plain(md)) == words(layout(LexborHTMLParser(html).body))
 
 
-@pytest.mark.parametrize("fragment", ["a<code> a", "a<code>b </code>c", "x <code> y </code>z"])
-def test_a_code_spans_edge_spaces_still_part_words(fragment):
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "a<code> a",
+        "a<code>b </code>c",
+        "x <code> y </code>z",
+        "<code>a<p>a",
+        "<code>a<br>b</code>",
+        "<ul>a<span>a",
+        "<ul>a<a>a",
+        "&amp;<span>copy;",
+    ],
+)
+def test_edge_cases_found_by_the_property_test_keep_the_words_of_the_text_layout(fragment):
     html = f"<html><body>{fragment}</body></html>"
     md = markdown(LexborHTMLParser(html).body)
     assert words(plain(md)) == words(layout(LexborHTMLParser(html).body))

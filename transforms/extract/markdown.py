@@ -76,9 +76,10 @@ _BLOCKS = _ids(*_names(BLOCK_TAGS), *_names(LINE_TAGS))
 _SEPARATING = _BLOCKS | _CELLS | {_BR}
 # A table holding any of these is a layout table, not data.
 _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
+# Elements that end a line: a link or code span holding one is laid out as its content.
 _BLOCK_IN_LINK = ", ".join(_names(BLOCK_TAGS) + _names(LINE_TAGS) + ["pre", "table", "br"])
 
-_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<!\w)_|_(?!\w)|&(?=#?\w+;)")
+_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<!\w)_|_(?!\w)|&(?=#?\w*(?:;|$))")
 _LINE_START = re.compile(r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|(?==+\s*$)|(?=-+\s*$))")
 _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 _CLOSING_HASHES = re.compile(r"(\s)(#+)(\s*)$")
@@ -213,7 +214,7 @@ class _Renderer:
             self.flush()
             self.children(node)
             self.flush()
-        elif tag_id == _CODE:
+        elif tag_id == _CODE and node.css_first(_BLOCK_IN_LINK) is None:
             raw = node.text(deep=True)
             text = _collapse(raw)
             if text:  # the span's own edge spaces stay outside it: they part words
@@ -254,15 +255,29 @@ class _Renderer:
     def list(self, node: LexborNode, ordered: bool) -> None:
         self.flush()
         items: list[list[str]] = []
+        run: _Renderer | None = None  # text and elements outside any item: one item per run
+
+        def end_run() -> None:
+            nonlocal run
+            if run is not None:
+                run.flush()
+                items.append(run.blocks)
+                run = None
+
         for child in node.iter(include_text=True):
             if child.tag_id == _LI:
+                end_run()
                 items.append(self.sub_blocks(child))
-            elif child.tag_id in _LISTS and items:  # a list put straight into a list
+            elif child.tag_id in _LISTS and (items or run):  # a list put straight into a list
+                end_run()
                 items[-1].extend(self.sub_blocks_of(child))
-            elif child.tag_id == _TEXT and not (child.text_content or "").strip():
+            elif run is None and child.tag_id == _TEXT and not (child.text_content or "").strip():
                 continue
-            else:  # text or an element outside any item: an item of its own
-                items.append(self.sub_blocks_of(child))
+            else:
+                if run is None:
+                    run = _Renderer(self.url, self.links)
+                run.node(child)
+        end_run()
         number = _start(node) if ordered else 0
         rendered = []
         for blocks in items:
