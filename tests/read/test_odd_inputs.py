@@ -10,7 +10,7 @@ import tarfile
 import pytest
 
 from tests.builders import page, raw_response_record
-from transforms.read import read_file
+from transforms.read import FileRange, read_file, read_range
 from transforms.records import ArchiveRecord, FileStats, valid_utf8
 
 HTML = page("Odd", "A paragraph of text.").encode()
@@ -184,3 +184,17 @@ def test_a_header_that_never_ends_is_still_damage(tmp_path):
     records, stats = read_all(path)
     assert [r.url for r in records] == ["https://ok.example/"]
     assert stats.damaged and "header length" in stats.error
+
+
+def test_a_range_that_starts_at_a_record_with_a_long_header_reads_it_as_a_reject(tmp_path):
+    # a split WARC.gz can be cut right at such a record: it must not vanish from the range
+    urls = [f"https://cut.example/{i}" for i in range(5)]
+    urls[2] += "?q=" + "a" * 40_000
+    members = [warc_record(i, url, gzip_it=True) for i, url in enumerate(urls)]
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(b"".join(members))
+    start = len(members[0]) + len(members[1])
+    *records, stats = read_range(FileRange(str(path), start, path.stat().st_size))
+    assert [r.url for r in records] == urls[2:]
+    assert records[0].reject_reason == "header_too_large"
+    assert stats.records == 3 and not stats.damaged

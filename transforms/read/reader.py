@@ -236,14 +236,32 @@ def read_past_long_headers(
     )
 
 
+def _read_with_resume(
+    span: FileRange, max_record_bytes: int
+) -> Generator[ArchiveRecord, None, FileStats]:
+    """The records of ``span``, read on past damage and long headers; returns its stats.
+
+    A resume starts at the span's start when nothing was read yet: the record there may be one
+    whose header is over FastWARC's limit, which is then read as a reject, not skipped."""
+    stats, last = yield from _read_span(span, max_record_bytes)
+    if stats.damaged and stats.format == "warc/gzip":
+        after = span.start if last is None else last + 1
+        stats = yield from resume_after_damage(
+            span, after, stats, max_record_bytes=max_record_bytes
+        )
+    elif stats.damaged and stats.format == "warc" and span.start == 0:
+        # a plain WARC, always read whole: past a header over FastWARC's limit
+        stats = yield from read_past_long_headers(
+            span.path, last, stats, max_record_bytes=max_record_bytes
+        )
+    return stats
+
+
 def read_range(
     rng: FileRange, *, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 ) -> Iterator[ArchiveRecord | FileStats]:
     """Every record of one range, with offsets in the whole file, then the range's ``FileStats``."""
-    stats, last = yield from _read_span(rng, max_record_bytes)
-    if stats.damaged and stats.format == "warc/gzip":
-        after = (rng.start if last is None else last) + 1
-        stats = yield from resume_after_damage(rng, after, stats, max_record_bytes=max_record_bytes)
+    stats = yield from _read_with_resume(rng, max_record_bytes)
     yield stats
 
 
@@ -252,17 +270,7 @@ def read_file(
 ) -> Iterator[ArchiveRecord | FileStats]:
     """Every record of the file at ``path``, then its ``FileStats``; an ``unreadable_file``
     record first when nothing in it could be read."""
-    whole = FileRange(path, 0, _TO_THE_END)
-    stats, last = yield from _read_span(whole, max_record_bytes)
-    if stats.damaged and stats.format == "warc/gzip":
-        after = 0 if last is None else last + 1
-        stats = yield from resume_after_damage(
-            whole, after, stats, max_record_bytes=max_record_bytes
-        )
-    elif stats.damaged and stats.format == "warc":  # past a header over FastWARC's limit
-        stats = yield from read_past_long_headers(
-            path, last, stats, max_record_bytes=max_record_bytes
-        )
+    stats = yield from _read_with_resume(FileRange(path, 0, _TO_THE_END), max_record_bytes)
     if stats.damaged and stats.records == 0:
         yield ArchiveRecord(
             source_file=stats.source_file,
