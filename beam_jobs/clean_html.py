@@ -199,13 +199,16 @@ def build_pipeline(
     options: CleanHtmlOptions,
     *,
     extractor_factory: Callable[..., Any] = Extractor,
+    listed: Sequence[str] | None = None,
 ) -> None:
     """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise.
 
     ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
+    ``listed`` is what ``--input_list`` names, when the caller has read the lists already.
     """
     paths = _output_paths(options.output)
-    listed = listed_paths(options.input_list or (), options.input_prefix)
+    if listed is None:
+        listed = listed_paths(options.input_list or (), options.input_prefix)
     records = (
         pipeline
         | "InputPatterns" >> beam.Create(options.input or [])
@@ -347,6 +350,7 @@ def run(
     files, size = _check_inputs(job.input or [])
     _clear_output(paths)
     _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
+    listed: list[str] = []
     if job.input_list:
         try:  # a list itself that cannot be read is a mistake in the launch, not in the crawl
             listed = listed_paths(job.input_list, job.input_prefix)
@@ -356,7 +360,7 @@ def run(
 
     started = time.monotonic()
     with beam.Pipeline(options=options) as pipeline:
-        build_pipeline(pipeline, job, extractor_factory=extractor_factory)
+        build_pipeline(pipeline, job, extractor_factory=extractor_factory, listed=listed)
     seconds = time.monotonic() - started
 
     summary = read_summary(job.output)
