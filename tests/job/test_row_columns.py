@@ -2,6 +2,7 @@
 language split, and Common Crawl style path lists, through the whole job."""
 
 import gzip
+import os
 from pathlib import Path
 
 import duckdb
@@ -149,3 +150,18 @@ def test_input_list_goes_with_input_patterns(tmp_path):
         "https://a.example/otters",
     ]
     assert summary["files"]["count"] == 2
+
+
+def test_a_listed_path_with_a_non_utf8_byte_is_read_not_the_launch_lost(tmp_path):
+    # a list written on a latin-1 system: the line's bytes are the file's name on disk
+    crawl = tmp_path / "crawl"
+    write_crawl(crawl, "bees.warc.gz", ["https://a.example/bees"])
+    odd = os.fsencode(crawl) + b"/caf\xe9.warc.gz"
+    os.rename(crawl / "bees.warc.gz", odd)
+    listed = tmp_path / "warc.paths"
+    listed.write_bytes(odd + b"\n" + os.fsencode(crawl) + b"/missing\xff.warc.gz\n")
+    rows, rejects, summary = run_job(["--input_list", str(listed), "--output", str(tmp_path / "o")])
+    assert [row["url"] for row in rows] == ["https://a.example/bees"]
+    assert rows[0]["source_file"].endswith("caf\ufffd.warc.gz")
+    assert [rej["reason"] for rej in rejects] == [reasons.UNREADABLE_FILE]
+    assert rejects[0]["source_file"].endswith("missing\ufffd.warc.gz")

@@ -2,9 +2,9 @@
 
 Patterns are matched through Beam's FileSystems (local paths, gs://, s3:// with the matching
 Beam extra; see ``matching``), each matched file is kept once, the files are reshuffled so that
-they spread over workers, and each file is read whole or in ranges (``ranges.plan_reads``) by the one reading loop (``reader``). A second
-output, ``files``, carries one ``FileStats`` per file: how many records were read, and where and
-why reading stopped if the file is damaged.
+they spread over workers, and each file is read whole or in ranges (``ranges.plan_reads``) by
+the one reading loop (``reader``). A second output, ``files``, carries one ``FileStats`` per
+file: how many records were read, and where and why reading stopped if the file is damaged.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import NamedTuple
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
-from transforms.read.lists import stat_listed
+from transforms.read.lists import stat_listed_bytes
 from transforms.read.matching import OncePerFile, match_pattern
 from transforms.read.ranges import DEFAULT_SPLIT_BYTES, FileRange, MergeRangeStats, plan_reads
 from transforms.read.reader import DEFAULT_MAX_RECORD_BYTES, read_file, read_range
@@ -88,8 +88,9 @@ class ReadArchives(beam.PTransform):
         if self._listed:  # with the matched files before OncePerFile: each path is read once
             listed = (
                 patterns.pipeline
-                | "ListedPaths" >> beam.Create(self._listed)
-                | "StatListed" >> beam.Map(stat_listed)
+                | "ListedPaths"
+                >> beam.Create([path.encode("utf-8", "surrogateescape") for path in self._listed])
+                | "StatListed" >> beam.Map(stat_listed_bytes)
             )
             matched = (matched, listed) | "MatchedAndListed" >> beam.Flatten()
         read = (
