@@ -486,8 +486,8 @@ def main() -> int:
             f"p99 {pick(0.99):.1f}, max {page_ms[-1]:.1f}"
         )
     memcheck = results.get("this", {}).get("memcheck")
-    if memcheck:
-        (n1, r1), (n2, r2) = sorted((int(k), v) for k, v in memcheck.items())
+    if memcheck and len(memcheck) >= 2:  # --memcheck 1000 or less measures one point only
+        (n1, r1), *_, (n2, r2) = sorted((int(k), v) for k, v in memcheck.items())
         print(
             f"\nmemory: RSS {r1:.0f} MB after {n1} extractions, {r2:.0f} MB after {n2} "
             f"({r2 - r1:+.0f} MB)"
