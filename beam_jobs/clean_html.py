@@ -30,12 +30,12 @@ from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
 from transforms.language import parse_languages
+from transforms.paths import delete_literal, has_wildcards, is_local
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
 from transforms.read.matching import match_pattern
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
-from transforms.write.paths import delete_literal, has_wildcards, is_local
 
 _LOG = logging.getLogger("clean_html")
 

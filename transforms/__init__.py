@@ -9,12 +9,12 @@
   ``python -m transforms.extract page.html``;
 - ``clean_html``: the Beam stage around decode + extract: ``CleanHtml``, the per-record cleaner
   and the crash guard;
-- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json`` (output paths taken
-  literally).
+- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json``.
 
 Beside them: ``records`` (what flows from read to clean_html), ``rows`` (the output columns,
 each spelled once), ``reasons`` (the reject reason codes), ``memory`` (every malloc and Arrow
-memory setting) and ``language`` (the row's language, without Beam).
+memory setting), ``language`` (the row's language, without Beam) and ``paths`` (input and
+output paths taken literally: ``out [1]`` is a folder name, not a pattern).
 
 Rules, held by ``tests/test_layout.py``:
 - ``decode`` and ``extract`` never import Beam: they are plain libraries, usable without it;

@@ -20,7 +20,7 @@ import apache_beam as beam
 from apache_beam.io.filesystem import FileMetadata, FileSystem
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.write.paths import has_wildcards, is_local
+from transforms.paths import has_wildcards, is_local
 
 __all__ = ["OncePerFile", "dangling_links", "match_pattern"]
 

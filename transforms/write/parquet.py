@@ -30,7 +30,7 @@ from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
 from transforms.memory import trim_heap, use_system_arrow_pool
-from transforms.write.paths import delete_literal
+from transforms.paths import delete_literal
 
 __all__ = [
     "BATCH_ROWS",
