@@ -149,6 +149,38 @@ def test_a_listing_of_headlines_is_not_pruned_to_nothing():
     assert result.text.count("Researchers find") == 21
 
 
+def test_an_index_of_short_names_under_an_intro_is_kept():
+    # an index page: an intro paragraph, then a column of short links per letter; each column
+    # is a link list under half of the page, and the names are shorter than headlines
+    intro = (
+        "This is an index of the programming languages in current or historical use. Dialects "
+        "that have their own page are not listed here, nor are markup languages."
+    )
+    columns = "".join(
+        f"<h2>{letter}</h2><div class='div-col'><ul>"
+        + "".join(f'<li><a href="/{letter}{i}">{letter}-lang {i}</a></li>' for i in range(12))
+        + "</ul></div>"
+        for letter in "ABCDEFG"
+    )
+    text = extract(page(f"<main><p>{intro}</p>{columns}</main>")).text
+    assert intro in text
+    assert text.count("-lang ") == 7 * 12
+
+
+def test_the_rows_of_a_news_aggregator_are_kept():
+    # each row: a title line (the story link and its site) and a line of short links
+    rows = "".join(
+        f"<tr><td>{i}.</td><td><span class='titleline'><a href='https://x{i}.example/'>"
+        f"Story {i}</a> <a href='/from?site=x{i}'>x{i}.example</a></span></td></tr>"
+        f"<tr><td></td><td><span class='subline'>{i} points by <a href='/u{i}'>user{i}</a> "
+        f"<a href='/i{i}'>1 hour ago</a> | <a href='/h{i}'>hide</a> | "
+        f"<a href='/c{i}'>discuss</a></span></td></tr>"
+        for i in range(1, 31)
+    )
+    text = extract(page(f"<table>{rows}</table>")).text
+    assert all(f"Story {i}" in text and f"user{i}" in text for i in range(1, 31))
+
+
 def test_a_menu_alone_is_still_pruned():
     menu = "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(20))
     html = page(f"<div><ul>{menu}</ul><ul>{menu}</ul><p>Short note.</p></div>")
