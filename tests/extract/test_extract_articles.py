@@ -91,6 +91,27 @@ def test_a_forum_thread_without_an_article_stays_the_main_text():
     assert result.text.count("canker") == 12 and result.comments == ""
 
 
+def test_a_forum_thread_beside_a_list_of_teasers_stays_the_main_text():
+    # the teasers of other topics, one blurb per item, are no article beside the thread
+    teasers = "".join(
+        f"<li class='topic'><article><h3><a href='/t{i}'>Another topic {i}</a></h3>"
+        f"<div class='snapshot'><div class='body'><p>{POST[i % 4][:170]} ...</p></div></div>"
+        "</article></li>"
+        for i in range(6)
+    )
+    html = page(f"{wordpress_comments(12)}<ul class='topics'>{teasers}</ul>", title="Thread")
+    result = extract(html)
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+def test_an_article_in_one_wrapper_per_paragraph_still_sets_the_thread_apart():
+    paragraphs = "".join(f"<div class='block'><div><p>{p}</p></div></div>" for p in POST)
+    html = page(f"<div class='post'>{paragraphs}</div>{wordpress_comments(12)}")
+    result = extract(html)
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
 def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
     # German "Kommentar" is also an opinion column: one block of paragraphs, not a thread
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
