@@ -202,6 +202,29 @@ def test_the_rows_of_a_news_aggregator_are_kept():
     assert all(f"Story {i}" in text and f"user{i}" in text for i in range(1, 31))
 
 
+def test_the_headers_of_a_landing_pages_sections_are_kept():
+    # each section of the page opens with a <header> (its heading and intro); the page's own
+    # banner is the <header> outside <main>
+    intros = [
+        f"Feature {i} lets your team record a short video of the screen and share it with a "
+        "link, so that a review takes two minutes instead of a meeting."
+        for i in range(4)
+    ]
+    sections = "".join(
+        f"<section><header><h2>Feature {i}</h2><p>{intro}</p></header>"
+        f"<div><p>Details of feature {i}.</p></div></section>"
+        for i, intro in enumerate(intros)
+    )
+    banner = "<header><div>Acme video, the product for teams</div></header>"
+    quotes = "".join(
+        f"<figure><blockquote>{intros[i % 4][:60]} said one of our customers, number {i}, "
+        "who records a video every day of the week.</blockquote></figure>"
+        for i in range(6)
+    )
+    text = extract(page(f"{banner}<main>{sections}<section>{quotes}</section></main>")).text
+    assert all(intro in text for intro in intros) and "Acme video" not in text
+
+
 def test_a_menu_alone_is_still_pruned():
     menu = "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(20))
     html = page(f"<div><ul>{menu}</ul><ul>{menu}</ul><p>Short note.</p></div>")
