@@ -105,7 +105,7 @@ def test_a_forum_thread_beside_a_list_of_teasers_stays_the_main_text():
 
 
 def test_an_article_in_one_wrapper_per_paragraph_still_sets_the_thread_apart():
-    paragraphs = "".join(f"<div class='block'><div><p>{p}</p></div></div>" for p in POST)
+    paragraphs = "".join(f"<div class='block'><div><div><p>{p}</p></div></div></div>" for p in POST)
     html = page(f"<div class='post'>{paragraphs}</div>{wordpress_comments(12)}")
     result = extract(html)
     assert all(p in result.text for p in POST) and "canker" not in result.text

@@ -31,7 +31,7 @@ _ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
 _MIN_ITEMS = 3  # same-looking children that make a list of comments
 ARTICLE_PROSE = 2  # an article beside a thread: this many paragraphs of prose
 _PARAGRAPHS = "p, pre, blockquote, dd"
-BLOCK_LEVELS = 3  # an article's paragraphs share one of their three nearest ancestors
+BLOCK_LEVELS = 4  # an article's paragraphs share one of their four nearest ancestors
 
 
 def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
