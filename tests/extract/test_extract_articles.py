@@ -225,6 +225,36 @@ def test_the_headers_of_a_landing_pages_sections_are_kept():
     assert all(intro in text for intro in intros) and "Acme video" not in text
 
 
+def test_a_carousel_of_banner_variants_is_not_taken_for_the_article():
+    # one banner per region, shown one at a time: more text than the article, mostly repeats
+    regions = ["$40", "$60 CAD", "£30", "€35", "$120 NZD", "$90 AUD", "kr 400", "CHF 50"]
+    slides = "".join(
+        f"<span class='slide'><p>Free standard shipping on orders {regions[i % 8]}+. For more "
+        "information on shipping rates and timelines, please visit our international page</p>"
+        "</span>"
+        for i in range(20)
+    )
+    terms = [
+        "Receive ten percent off your purchase of three to five individual skincare products "
+        "to create a custom set at all retail locations and online, excluding taxes, shipping "
+        "and delivery charges.",
+        "The discount is applied automatically at checkout and cannot be combined with other "
+        "offers, promotions or gift cards; returns are refunded at the discounted price.",
+        "Online purchases are restricted to residents of the countries listed on the shipping "
+        "page, and each custom set must contain unique items to be eligible for the discount.",
+    ]
+    article = "".join(f"<p>{p}</p>" for p in terms)
+    html = page(f"<div class='promo'><div class='track'>{slides}</div></div><main>{article}</main>")
+    text = extract(html).text
+    assert all(p in text for p in terms) and "Free standard shipping" not in text
+
+
+def test_a_text_that_repeats_itself_stays_when_there_is_nothing_else():
+    line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor."
+    html = page("<article>" + "".join(f"<p>{line} {line}</p>" for _ in range(8)) + "</article>")
+    assert extract(html).text.count("Lorem ipsum") == 16
+
+
 def test_a_menu_alone_is_still_pruned():
     menu = "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(20))
     html = page(f"<div><ul>{menu}</ul><ul>{menu}</ul><p>Short note.</p></div>")
