@@ -188,19 +188,14 @@ def drop_boilerplate(
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))
-    item_headers = {
-        node.mem_id
-        for node, name in pending
-        if name is None and node.tag == "header" and node.parent and node.parent.tag == "article"
-    }
-    if len(item_headers) >= LISTED_ARTICLES:  # a listing: the headers are its items' content
-        pending = [(node, name) for node, name in pending if node.mem_id not in item_headers]
+    headers = [node for node, name in pending if name is None and node.tag == "header"]
+    item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
+    if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content
+        item_headers = set()
     # the header of a section of the main content (its heading and intro) is no page banner
-    pending = [
-        (node, name)
-        for node, name in pending
-        if not (name is None and node.tag == "header" and _heads_a_section(node))
-    ]
+    spared = item_headers | {n.mem_id for n in headers if _heads_a_section(n)}
+    if spared:  # (headers are never named: the name test spares most look-ups)
+        pending = [(n, name) for n, name in pending if name is not None or n.mem_id not in spared]
     named, comment_named = classify_names(name for _, name in pending if name is not None)
     if relaxed:
         named = set()
