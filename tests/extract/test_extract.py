@@ -132,7 +132,7 @@ def test_content_without_article_or_main_is_found():
 def test_the_element_marked_as_the_article_body_is_the_content(tag, value):
     other = (
         "<div><p>"
-        + " ".join(["Another story, longer than the article itself."] * 12)
+        + " ".join(f"Another story, part {i}, longer than the article itself." for i in range(12))
         + "</p></div>"
     )
     marked = f"<{tag} itemprop='{value}'><p>{PROSE}</p></{tag}>"

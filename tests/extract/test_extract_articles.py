@@ -91,6 +91,27 @@ def test_a_forum_thread_without_an_article_stays_the_main_text():
     assert result.text.count("canker") == 12 and result.comments == ""
 
 
+def test_a_forum_thread_beside_a_list_of_teasers_stays_the_main_text():
+    # the teasers of other topics, one blurb per item, are no article beside the thread
+    teasers = "".join(
+        f"<li class='topic'><article><h3><a href='/t{i}'>Another topic {i}</a></h3>"
+        f"<div class='snapshot'><div class='body'><p>{POST[i % 4][:170]} ...</p></div></div>"
+        "</article></li>"
+        for i in range(6)
+    )
+    html = page(f"{wordpress_comments(12)}<ul class='topics'>{teasers}</ul>", title="Thread")
+    result = extract(html)
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+def test_an_article_in_one_wrapper_per_paragraph_still_sets_the_thread_apart():
+    paragraphs = "".join(f"<div class='block'><div><div><p>{p}</p></div></div></div>" for p in POST)
+    html = page(f"<div class='post'>{paragraphs}</div>{wordpress_comments(12)}")
+    result = extract(html)
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
 def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
     # German "Kommentar" is also an opinion column: one block of paragraphs, not a thread
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
@@ -147,6 +168,91 @@ def test_a_listing_of_headlines_is_not_pruned_to_nothing():
     )
     result = extract(page(f"<main>{sections}</main>"))
     assert result.text.count("Researchers find") == 21
+
+
+def test_an_index_of_short_names_under_an_intro_is_kept():
+    # an index page: an intro paragraph, then a column of short links per letter; each column
+    # is a link list under half of the page, and the names are shorter than headlines
+    intro = (
+        "This is an index of the programming languages in current or historical use. Dialects "
+        "that have their own page are not listed here, nor are markup languages."
+    )
+    columns = "".join(
+        f"<h2>{letter}</h2><div class='div-col'><ul>"
+        + "".join(f'<li><a href="/{letter}{i}">{letter}-lang {i}</a></li>' for i in range(12))
+        + "</ul></div>"
+        for letter in "ABCDEFG"
+    )
+    text = extract(page(f"<main><p>{intro}</p>{columns}</main>")).text
+    assert intro in text
+    assert text.count("-lang ") == 7 * 12
+
+
+def test_the_rows_of_a_news_aggregator_are_kept():
+    # each row: a title line (the story link and its site) and a line of short links
+    rows = "".join(
+        f"<tr><td>{i}.</td><td><span class='titleline'><a href='https://x{i}.example/'>"
+        f"Story {i}</a> <a href='/from?site=x{i}'>x{i}.example</a></span></td></tr>"
+        f"<tr><td></td><td><span class='subline'>{i} points by <a href='/u{i}'>user{i}</a> "
+        f"<a href='/i{i}'>1 hour ago</a> | <a href='/h{i}'>hide</a> | "
+        f"<a href='/c{i}'>discuss</a></span></td></tr>"
+        for i in range(1, 31)
+    )
+    text = extract(page(f"<table>{rows}</table>")).text
+    assert all(f"Story {i}" in text and f"user{i}" in text for i in range(1, 31))
+
+
+def test_the_headers_of_a_landing_pages_sections_are_kept():
+    # each section of the page opens with a <header> (its heading and intro); the page's own
+    # banner is the <header> outside <main>
+    intros = [
+        f"Feature {i} lets your team record a short video of the screen and share it with a "
+        "link, so that a review takes two minutes instead of a meeting."
+        for i in range(4)
+    ]
+    sections = "".join(
+        f"<section><header><h2>Feature {i}</h2><p>{intro}</p></header>"
+        f"<div><p>Details of feature {i}.</p></div></section>"
+        for i, intro in enumerate(intros)
+    )
+    banner = "<header><div>Acme video, the product for teams</div></header>"
+    quotes = "".join(
+        f"<figure><blockquote>{intros[i % 4][:60]} said one of our customers, number {i}, "
+        "who records a video every day of the week.</blockquote></figure>"
+        for i in range(6)
+    )
+    text = extract(page(f"{banner}<main>{sections}<section>{quotes}</section></main>")).text
+    assert all(intro in text for intro in intros) and "Acme video" not in text
+
+
+def test_a_carousel_of_banner_variants_is_not_taken_for_the_article():
+    # one banner per region, shown one at a time: more text than the article, mostly repeats
+    regions = ["$40", "$60 CAD", "£30", "€35", "$120 NZD", "$90 AUD", "kr 400", "CHF 50"]
+    slides = "".join(
+        f"<span class='slide'><p>Free standard shipping on orders {regions[i % 8]}+. For more "
+        "information on shipping rates and timelines, please visit our international page</p>"
+        "</span>"
+        for i in range(20)
+    )
+    terms = [
+        "Receive ten percent off your purchase of three to five individual skincare products "
+        "to create a custom set at all retail locations and online, excluding taxes, shipping "
+        "and delivery charges.",
+        "The discount is applied automatically at checkout and cannot be combined with other "
+        "offers, promotions or gift cards; returns are refunded at the discounted price.",
+        "Online purchases are restricted to residents of the countries listed on the shipping "
+        "page, and each custom set must contain unique items to be eligible for the discount.",
+    ]
+    article = "".join(f"<p>{p}</p>" for p in terms)
+    html = page(f"<div class='promo'><div class='track'>{slides}</div></div><main>{article}</main>")
+    text = extract(html).text
+    assert all(p in text for p in terms) and "Free standard shipping" not in text
+
+
+def test_a_text_that_repeats_itself_stays_when_there_is_nothing_else():
+    line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor."
+    html = page("<article>" + "".join(f"<p>{line} {line}</p>" for _ in range(8)) + "</article>")
+    assert extract(html).text.count("Lorem ipsum") == 16
 
 
 def test_a_menu_alone_is_still_pruned():

@@ -45,6 +45,10 @@ BOILERPLATE_ROLES = frozenset(
      "menu", "menubar", "toolbar"}
 )  # fmt: skip
 
+# A <header>'s scope: the nearest of these ancestors; in the last two, it heads content.
+_SECTIONING = frozenset({"body", "article", "aside", "nav", "section", "main"})
+_SECTION_CONTENT = frozenset({"section", "main"})
+
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
 # Elements whose attributes are checked for boilerplate and hidden-ness (inline elements
@@ -135,7 +139,8 @@ def drop_boilerplate(
 ) -> tuple[int, bool, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
-    root's text. Names that also have a content word (article, main, content, ...) are
+    root's text (not the ``<header>`` of a ``<section>`` or of ``<main>``: that one heads
+    part of the content, see ``_heads_a_section``). Names that also have a content word (article, main, content, ...) are
     spared: page-wide wrappers carry such names ("main has-sidebar").
 
     The candidates are taken outermost first (document order); one inside an element
@@ -183,13 +188,14 @@ def drop_boilerplate(
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))
-    item_headers = {
-        node.mem_id
-        for node, name in pending
-        if name is None and node.tag == "header" and node.parent and node.parent.tag == "article"
-    }
-    if len(item_headers) >= LISTED_ARTICLES:  # a listing: the headers are its items' content
-        pending = [(node, name) for node, name in pending if node.mem_id not in item_headers]
+    headers = [node for node, name in pending if name is None and node.tag == "header"]
+    item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
+    if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content
+        item_headers = set()
+    # the header of a section of the main content (its heading and intro) is no page banner
+    spared = item_headers | {n.mem_id for n in headers if _heads_a_section(n)}
+    if spared:  # (headers are never named: the name test spares most look-ups)
+        pending = [(n, name) for n, name in pending if name is not None or n.mem_id not in spared]
     named, comment_named = classify_names(name for _, name in pending if name is not None)
     if relaxed:
         named = set()
@@ -246,6 +252,19 @@ def drop_boilerplate(
         return root_size, marked, "", before - root_size
     root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
     return root_size, marked, comments, before - root_size - apart
+
+
+def _heads_a_section(header: LexborNode) -> bool:
+    """Whether ``header``'s nearest sectioning ancestor is a ``<section>`` or ``<main>``: then
+    it is that section's heading and intro, not the page's banner (as HTML-AAM maps it: a
+    ``<header>`` is a banner landmark only outside article, aside, main, nav and section).
+    Headers of an ``<article>`` stay candidates: there they hold the byline and date."""
+    up, steps = header.parent, 0
+    while up is not None and up.tag not in _SECTIONING:
+        up, steps = up.parent, steps + 1
+        if steps > MAX_WALK_DEPTH:
+            raise TooComplex("header nested too deep")
+    return up is not None and up.tag in _SECTION_CONTENT
 
 
 def _with_threads(

@@ -11,8 +11,10 @@ apart before the main block is chosen:
    three or more element children of one tag and class (a list of items); an opinion piece
    whose container is named "kommentar" is one block of paragraphs, not a thread.
 3. **Set apart only beside an article**: when the rest of the page still has paragraphs
-   worth ``ARTICLE_PROSE`` paragraphs of prose (``extract_prose``). A forum page, where the
-   posts are the content, keeps them.
+   worth ``ARTICLE_PROSE`` paragraphs of prose (``extract_prose``) in one block (under one of
+   their ``BLOCK_LEVELS`` nearest ancestors). A forum page, where the posts are the content,
+   keeps them, even beside a list of teasers of other topics (a blurb in each item: as much
+   text as an article, but spread over many boxes) or a link post's title and tagline.
 
 The threads set apart are removed from the tree; their text is ``Extracted.comments``.
 """
@@ -29,6 +31,7 @@ _ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
 _MIN_ITEMS = 3  # same-looking children that make a list of comments
 ARTICLE_PROSE = 2  # an article beside a thread: this many paragraphs of prose
 _PARAGRAPHS = "p, pre, blockquote, dd"
+BLOCK_LEVELS = 4  # an article's paragraphs share one of their four nearest ancestors
 
 
 def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
@@ -49,18 +52,27 @@ def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
 
 def has_prose_outside(root: LexborNode, threads: list[LexborNode]) -> bool:
     """Whether ``root`` has an article outside ``threads``: paragraphs of ``ARTICLE_PROSE``
-    times a paragraph of prose in all (by ``text_weight``: the same in every script). The
+    times a paragraph of prose in all (by ``text_weight``: the same in every script) under
+    one of their ``BLOCK_LEVELS`` nearest ancestors (an article's paragraphs are siblings,
+    or wrapped one by one in the same body; teasers sit in one list item each). The
     paragraphs are read in document order up to the first ones that are enough (an article
     comes before its comments)."""
     inside = {t.mem_id for t in threads}
-    root_id, total = root.mem_id, 0.0
+    root_id = root.mem_id
     needed = ARTICLE_PROSE * PROSE_CHARS
+    blocks: dict[int, float] = {}
     for p in root.css(_PARAGRAPHS):
         node = p.parent
         while node is not None and node.mem_id != root_id and node.mem_id not in inside:
             node = node.parent
         if node is None or node.mem_id == root_id:
-            total += text_weight(p.text(strip=True))
-            if total >= needed:
-                return True
+            weight = text_weight(p.text(strip=True))
+            up = p.parent
+            for _ in range(BLOCK_LEVELS):
+                if up is None:
+                    break
+                block = blocks[up.mem_id] = blocks.get(up.mem_id, 0.0) + weight
+                if block >= needed:
+                    return True
+                up = up.parent
     return False

@@ -27,6 +27,11 @@ taken when its prose not already in the first (``prose_mass``) weighs more than
 ``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
 in hidden chunks, and sites give the article's box a name that reads as boilerplate; a
 hidden copy of the article, or a hidden tab beside a visible article, is no gain.
+
+A block that repeats itself (``repeats_itself``: a carousel of per-region banners, a ticker,
+its distinct sentences under a third of its prose) is set aside and the main block chosen
+again from the rest of the page; the other block is taken when its distinct sentences weigh
+more.
 """
 
 from __future__ import annotations
@@ -66,6 +71,14 @@ FORMATS = ("text", "markdown")
 SECOND_OPINION_DROPPED = 4.0
 SECOND_OPINION_GAIN = 2.0
 SENTENCE_CHARS = PROSE_CJK_CHARS // 4  # no line shorter than this is a sentence in any script
+# A main text is mostly repeats when, in its first REPEAT_SAMPLE characters, the distinct
+# sentences weigh under this share of the lines of prose (each said three times); that is
+# measured when the last REPEAT_TAIL characters of the sample's first or last line occur
+# REPEATS times or more in it.
+REPEATED_SHARE = 1 / 3
+REPEAT_SAMPLE = 4000
+REPEAT_TAIL = 32
+REPEATS = 3
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
@@ -228,7 +241,18 @@ def _main_text(
     marked = marked_article_body(body, links) if has_marked else None
     root = marked or refine_to_prose(choose_root(body, links, body_size), links)
     prune_link_lists(root, links)
-    return render(root), comments, removed
+    text = render(root)
+    if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
+        # The block says the same thing over and over (a carousel of per-country banners, a
+        # ticker): look again without it, and take the other block if it says more.
+        root.decompose()
+        links = LinkStats(body)
+        other_root = refine_to_prose(choose_root(body, links), links)
+        prune_link_lists(other_root, links)
+        other = render(other_root)
+        if prose_mass(other) > prose_mass(text):
+            return other, comments, removed
+    return text, comments, removed
 
 
 def _sentences(line: str) -> list[str]:
@@ -242,14 +266,42 @@ def prose_mass(text: str, besides: str = "") -> float:
     second copy of the article is no gain)."""
     seen = set(_sentences(besides.replace("\n", " "))) if besides else set()
     total = 0.0
-    for line in text.split("\n"):
-        if len(line) < SENTENCE_CHARS or text_weight(line) < PROSE_CHARS / 4:
-            continue
+    for line in _prose_lines(text):
         for sentence in _sentences(line):
             if sentence not in seen:
                 seen.add(sentence)
                 total += text_weight(sentence)
     return total
+
+
+def _prose_lines(text: str) -> list[str]:
+    """The lines of ``text`` that ``prose_mass`` weighs (a quarter of a paragraph or more)."""
+    return [
+        line
+        for line in text.split("\n")
+        if len(line) >= SENTENCE_CHARS and text_weight(line) >= PROSE_CHARS / 4
+    ]
+
+
+def repeats_itself(text: str) -> bool:
+    """Whether ``text`` is mostly repeats: in its first ``REPEAT_SAMPLE`` characters, the
+    distinct sentences (``prose_mass``) weigh under ``REPEATED_SHARE`` of the lines of prose,
+    and those weigh a paragraph or more.
+
+    Measured only when the end of the sample's first or last line recurs ``REPEATS`` times
+    or more in it (a few ``str.count`` calls): a carousel of variants or a ticker repeats its
+    own lines, and splitting every page's text into sentences would cost about 1% of the
+    extractor."""
+    sample = text[:REPEAT_SAMPLE]
+    first = sample.partition("\n")[0]
+    head, _, last = sample.rpartition("\n")
+    if len(text) > REPEAT_SAMPLE:  # the sample's last line is cut short: the one before it
+        last = head.rpartition("\n")[2]
+    ends = [line[-REPEAT_TAIL:] for line in (first, last) if len(line) >= REPEAT_TAIL]
+    if not any(sample.count(end) >= REPEATS for end in ends):
+        return False
+    lines = sum(text_weight(line) for line in _prose_lines(sample))
+    return lines >= PROSE_CHARS and prose_mass(sample) < REPEATED_SHARE * lines
 
 
 _DEFAULT = {

@@ -13,13 +13,17 @@
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
    left, and less than a paragraph or no paragraph of prose) and their links are ``LISTING_LINK_CHARS``
-   long on average (headlines, product names; menus are a word or two): then the links
-   are the content, a listing.
+   long on average (headlines, product names; menus are a word or two), or they are
+   ``LISTED_ITEMS`` boxes or more of one tag and class (the rows of a news aggregator, the
+   columns of an index of names, even under an intro paragraph): then the links are the
+   content, a listing.
 
 No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary work.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from selectolax.lexbor import LexborNode
 
@@ -33,6 +37,9 @@ LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a
 LISTING_LEFT = 0.2  # link lists are kept when pruning them would leave less than this share
 # ... and their links are as long as headlines or product names (menus: one or two words)
 LISTING_LINK_CHARS = 16
+# ... or they are this many boxes of one kind (tag and class): a listing's items, however
+# short their links and whatever intro stands beside them
+LISTED_ITEMS = 5
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -175,6 +182,18 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     return best
 
 
+def _repeated_items(boxes: list[int], links: LinkStats) -> bool:
+    """Whether ``LISTED_ITEMS`` or more of the link ``boxes`` are of one kind (tag and class):
+    the items of a listing (an index's columns, a news aggregator's rows), where a page's
+    menus are one box each, of different kinds."""
+    if len(boxes) < LISTED_ITEMS:
+        return False
+    kinds = Counter(
+        (links.nodes[nid].tag, links.nodes[nid].attributes.get("class")) for nid in boxes
+    )
+    return kinds.most_common(1)[0][1] >= LISTED_ITEMS
+
+
 def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
     """Drop boxes inside ``root`` that are mostly links (only the outermost such box): those
     under half of the root, and menus (short links) over half of it beside a paragraph of
@@ -214,6 +233,8 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if up not in marked:
             outermost.append(nid)
     left = root_chars - sum(links.sizes[nid] for nid in outermost)
+    if left < LISTING_LEFT * root_chars and _repeated_items(outermost, links):
+        return  # nearly all of the root is items of one kind: a listing, intro or not
     if left < LISTING_LEFT * root_chars:
         count = links.link_count.get(root_id, 0)
         if links.link_chars.get(root_id, 0) >= LISTING_LINK_CHARS * count:
