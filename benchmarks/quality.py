@@ -7,7 +7,8 @@ set, the "misses" of this extractor (word-F1 < 0.3 where trafilatura or resilipa
 >= 0.7), the reverse, and trafilatura's misses against this extractor and resiliparse; word-F1
 per language on readability and newspaper4k (their ``lang``); the pages where this extractor's
 main text is empty although its full text has a paragraph of prose ("empty but has prose":
-200+ characters, or 60+ CJK characters); the ten pages where this extractor loses most
+200+ characters, or 60+ CJK characters; and how many of those still have one with the
+links taken out); the ten pages where this extractor loses most
 against the best peer; a memory-growth check (RSS after 1k vs 10k extractions); and the
 language and Markdown reports of ``benchmarks/columns_eval.py``.
 
@@ -184,10 +185,20 @@ def worker(name: str, out: Path, memcheck: int) -> None:
         result["seconds"][set_name] = seconds
     result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3 - base_rss
     if name == "this":  # the full text of the pages left empty (outside the timings)
-        full = make_extractor(name, "full")
+        from transforms.extract import extract
+
         result["full_if_empty"] = {
             set_name: {
-                page_id: full(page_html(pages[page_id]), pages[page_id]["url"])[1]
+                page_id: [
+                    extract(page_html(pages[page_id]), pages[page_id]["url"], mode="full").text,
+                    extract(
+                        page_html(pages[page_id]),
+                        pages[page_id]["url"],
+                        mode="full",
+                        format="markdown",
+                        links=True,
+                    ).text,
+                ]
                 for page_id, (_, text) in result["outputs"][set_name].items()
                 if not text.strip()
             }
@@ -369,15 +380,23 @@ def print_languages(sets: dict, f1: dict, names: list[str]) -> None:
         print("| " + " | ".join(cells) + " |")
 
 
+_MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
+
+
 def print_empty_with_prose(sets: dict, result: dict) -> None:
-    """Per set, the pages whose main text is empty although the full text has prose."""
+    """Per set, the pages whose main text is empty although the full text has a paragraph;
+    and of those, the pages where a paragraph is left once its links are taken out (a footer's
+    row of 20 links joined by commas is 200 characters, and no prose)."""
     full = result.get("full_if_empty")
     if full is None:
         return
     counts = []
     for set_name in sets:
-        found = [i for i, text in full.get(set_name, {}).items() if has_prose(text)]
-        counts.append(f"{set_name} {len(found)}" + (f" ({', '.join(found[:10])})" if found else ""))
+        pages = full.get(set_name, {})
+        found = [i for i, (text, _) in pages.items() if has_prose(text)]
+        prose = [i for i in found if has_prose(_MARKDOWN_LINK.sub("", pages[i][1]))]
+        cell = f"{set_name} {len(found)}" + (f" ({', '.join(found[:10])})" if found else "")
+        counts.append(cell + (f", {len(prose)} outside links" if found else ""))
     empty = sum(len(pages) for pages in full.values())
     print(f"\nempty but has prose (main empty, full has a paragraph): {'; '.join(counts)} "
           f"[{empty} pages empty in all]")  # fmt: skip

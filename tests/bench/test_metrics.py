@@ -86,3 +86,21 @@ def test_a_chinese_page_is_scored_by_character_not_as_one_word():
     # one differing character in a 10-character sentence: 9 of 10 tokens match
     s = word_prf("短缺药品保供稳价全力", "短缺药品保供稳价全部")
     assert s.precision == pytest.approx(0.9) and s.recall == pytest.approx(0.9)
+
+
+def test_a_footer_of_links_is_a_paragraph_but_not_prose_outside_links(capsys):
+    from benchmarks.quality import print_empty_with_prose
+
+    names = [f"Policy number {i}" for i in range(20)]
+    links = ", ".join(f"[{name}](https://example.com/p/{i})" for i, name in enumerate(names))
+    prose = "A sentence of the article that goes on for a while. " * 5
+    full = {
+        "wcxb": {
+            "links": [", ".join(names), links],  # text, Markdown with links
+            "prose": [prose, prose],
+            "short": ["Home", "[Home](/)"],
+        }
+    }
+    print_empty_with_prose({"wcxb": {}}, {"full_if_empty": full})
+    out = capsys.readouterr().out
+    assert "wcxb 2 (links, prose), 1 outside links" in out and "[3 pages empty in all]" in out
