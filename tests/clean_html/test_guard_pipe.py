@@ -8,6 +8,7 @@ import datetime
 import multiprocessing
 import random
 import threading
+import time
 from unittest import mock
 
 import pytest
@@ -178,6 +179,31 @@ def test_the_shared_region_passes_to_a_forkserver_child():
     assert process.exitcode == 0
     assert region.progress() == (7, 12.5)
     assert bytes(region.ring[:5]) == b"hello"
+    region.close()
+
+
+def _count_in_child(region: SharedRegion, stop: float) -> None:
+    taken = 0
+    while taken % 1000 or time.monotonic() < stop:
+        taken += 1
+        region.set_progress(taken, float(taken))
+
+
+def test_progress_read_while_the_child_writes_it_is_never_older_than_its_count():
+    """A child writing (n, n) as fast as it can: every read has a time at least its count,
+    so a record is never seen as taken earlier than it was (a false timeout)."""
+    region = SharedRegion(1 << 12)
+    process = multiprocessing.get_context("forkserver").Process(
+        target=_count_in_child, args=(region, time.monotonic() + 3.0)
+    )
+    process.start()
+    reads = []
+    while process.is_alive() or not reads:
+        reads.append(region.progress())
+    process.join(30)
+    assert process.exitcode == 0
+    assert all(at >= taken for taken, at in reads)
+    assert len({taken for taken, _ in reads}) > 100  # it was read while it moved
     region.close()
 
 

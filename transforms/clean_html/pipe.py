@@ -69,8 +69,7 @@ PIPE_BYTES = 1 << 20
 # sixty (the largest) misses the ring on the benchmark pages.
 RING_BYTES = 8 << 20
 IN_PIPE = -1  # a frame's payload place when the payload follows the frame in the pipe
-_PROGRESS = struct.Struct("=Qd")  # records taken, when the last one was taken
-_HEADER_BYTES = 64  # the progress, then the ring
+_HEADER_BYTES = 64  # the progress (records taken, when the last one was), then the ring
 _RECORD_PREFIX = struct.Struct("=QQq")  # pickled fields, payload size, payload place
 _OUTCOME_PREFIX = struct.Struct("=Q")  # pickled outcome
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -110,21 +109,29 @@ class SharedRegion:
         self._map = mmap.mmap(self._fd, self._size)
         self.view = memoryview(self._map)
         self.ring = self.view[_HEADER_BYTES:]
+        # Each an aligned 8-byte word, written and read whole (not with ``struct.pack_into``,
+        # which zeroes its bytes before writing them: a reader in between would see a record
+        # taken at time 0, long out of time).
+        self._taken = self.view[0:8].cast("Q")
+        self._taken_at = self.view[8:16].cast("d")
 
     def __reduce__(self) -> tuple:
         return _attach, (reduction.DupFd(self._fd), self._size - _HEADER_BYTES)
 
     def progress(self) -> tuple[int, float]:
-        """How many records the child has taken and when it took the last one."""
-        while True:  # read until two reads agree: never one half old and one half new
-            first = _PROGRESS.unpack_from(self.view)
-            if _PROGRESS.unpack_from(self.view) == first:
-                return first
+        """How many records the child has taken and when it took the last one. Read while
+        the child writes, the time may already be the next record's, never older."""
+        taken = self._taken[0]
+        return taken, self._taken_at[0]
 
     def set_progress(self, taken: int, at: float) -> None:
-        _PROGRESS.pack_into(self.view, 0, taken, at)
+        """Record that ``taken`` records are taken, the last at ``at``: the time first."""
+        self._taken_at[0] = at
+        self._taken[0] = taken
 
     def close(self) -> None:
+        self._taken.release()
+        self._taken_at.release()
         self.ring.release()
         self.view.release()
         self._map.close()
