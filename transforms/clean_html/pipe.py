@@ -66,7 +66,7 @@ __all__ = [
 # Linux lets any process raise a pipe to 1 MiB (/proc/sys/fs/pipe-max-size).
 PIPE_BYTES = 1 << 20
 # Sixteen records in flight of 200 KB on average take 3 MB; at 8 MiB about one payload in
-# sixty (the largest) misses the ring on the benchmark pages.
+# sixty (the largest) misses the ring on the benchmark pages (simulated in their order).
 RING_BYTES = 8 << 20
 IN_PIPE = -1  # a frame's payload place when the payload follows the frame in the pipe
 _HEADER_BYTES = 64  # the progress (records taken, when the last one was), then the ring
