@@ -5,7 +5,10 @@ pages/s, input MB/s and peak RSS for: the floor (read, decode, Lexbor parse), th
 plain loop, its peers (resiliparse, trafilatura) in the same loop, and the Beam job with one and
 two SDK workers, and with one worker and ``--extract_guard none``; prints each ratio that has a
 target with the target (job against the plain loop, the guard's cost, 2 workers against 1) and
-checks that guard on and off wrote the same rows. The job's fixed
+checks that guard on and off wrote the same rows. The guard's cost is the median of
+``GUARD_PAIRS`` guard-on / guard-off pairs of one-worker runs taken in turns (the order flips from
+one pair to the next), printed with every pair's figure: on this shared machine a single pair
+moved by up to ten points. The job's fixed
 cost (interpreter and Beam start-up, worker launch, finalisation) is measured by running it on
 a one-page shard, and reported apart from the steady rate.
 
@@ -25,6 +28,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -48,6 +52,7 @@ BIG_RUNS = [
     ("big-2-whole", "1 GiB file, 2 workers, not split", 2),
     ("big-2-split", "1 GiB file, 2 workers, split by offsets", 2),
 ]
+GUARD_PAIRS = 3
 TRAFILATURA_PAGES = 500  # trafilatura runs ~10 pages/s here: a prefix of the same records
 PEER_PAGES = 5000
 
@@ -169,12 +174,50 @@ def _job_configs(
     ]
 
 
+def _steady_ms(job: dict, idle: dict, key: str = "cpu_seconds") -> float:
+    """CPU milliseconds per page of one run with its start-up (the one-page run's) taken off."""
+    spent, base = job[key], idle[key]
+    if isinstance(spent, list):  # one figure per process of that kind
+        spent, base = sum(spent), sum(base)
+    return 1000 * (spent - base) / job["documents"]
+
+
+def guard_costs(jobs: dict, pairs: list[tuple[str, str]]) -> dict:
+    """The guard's steady cost from guard-on / guard-off pairs of one-worker runs.
+
+    Each pair gives ``on / off - 1`` of the job's CPU per page (every process of the run, the
+    start-up of a one-page run of the same kind, ``idle-1`` / ``idle-1-noguard``, taken off); the
+    cost is their median, with the spread (largest minus smallest) beside it. Per-page CPU of
+    the SDK worker and of its cleaning child (medians over the pairs) show where the cost is.
+    """
+    idle_on, idle_off = jobs["idle-1"], jobs["idle-1-noguard"]
+    costs, on_ms, off_ms, worker_ms, child_ms, alone_ms = [], [], [], [], [], []
+    for on, off in pairs:
+        on_ms.append(_steady_ms(jobs[on], idle_on))
+        off_ms.append(_steady_ms(jobs[off], idle_off))
+        costs.append(on_ms[-1] / off_ms[-1] - 1)
+        worker_ms.append(_steady_ms(jobs[on], idle_on, "worker_cpu_seconds"))
+        child_ms.append(_steady_ms(jobs[on], idle_on, "cleaner_cpu_seconds"))
+        alone_ms.append(_steady_ms(jobs[off], idle_off, "worker_cpu_seconds"))
+    median = statistics.median
+    return {
+        "pairs": costs,
+        "median": median(costs),
+        "spread": max(costs) - min(costs),
+        "job_ms_on": median(on_ms),
+        "job_ms_off": median(off_ms),
+        "worker_ms_on": median(worker_ms),
+        "child_ms_on": median(child_ms),
+        "worker_ms_off": median(alone_ms),
+    }
+
+
 def _target(value: float, target: float, at_least: bool = True) -> str:
     met = value >= target if at_least else value <= target
     return f"{'met' if met else 'NOT met'} ({'>=' if at_least else '<='} {target:g})"
 
 
-def _ratios(jobs: dict, idle: dict, ext: dict, steady1: dict, steady2: dict) -> dict:
+def _ratios(jobs: dict, idle: dict, ext: dict, steady1: dict, steady2: dict, guard: dict) -> dict:
     """Each ratio the issue sets a target for, with its target and whether it is met.
 
     The plain loop is FastWARC reading plus the per-page work the job must do (decode, extract,
@@ -184,11 +227,7 @@ def _ratios(jobs: dict, idle: dict, ext: dict, steady1: dict, steady2: dict) -> 
     """
     loop_cpu_rate = ext["documents"] / ext["loop_cpu_seconds"]
     loop_wall_rate = ext["documents"] / ext["loop_seconds"]
-    bench1, quiet = jobs["bench-1"], jobs["bench-1-noguard"]
-    guarded_cpu = (bench1["cpu_seconds"] - idle[1]["cpu_seconds"]) / bench1["documents"]
-    unguarded_cpu = (quiet["cpu_seconds"] - jobs["idle-1-noguard"]["cpu_seconds"]) / quiet[
-        "documents"
-    ]
+    bench1 = jobs["bench-1"]
     with_startup_cpu = bench1["documents"] / bench1["cpu_seconds"]
     values = {
         "job 1 worker / plain loop, per CPU-second, start-up excluded": (
@@ -211,8 +250,9 @@ def _ratios(jobs: dict, idle: dict, ext: dict, steady1: dict, steady2: dict) -> 
             0.75,
             True,
         ),
-        "guard's steady cost: job CPU per page, guard on / off - 1": (
-            guarded_cpu / unguarded_cpu - 1,
+        f"guard's steady cost: job CPU per page, guard on / off - 1, median of "
+        f"{len(guard['pairs'])} pairs": (
+            guard["median"],
             0.05,
             False,
         ),
@@ -236,6 +276,17 @@ def _rows(label: str) -> list[dict]:
     for path in sorted((RUNS / f"out-{label}" / "data").glob("*.parquet")):
         rows.extend(pq.read_table(path).to_pylist())
     return rows
+
+
+def guard_pair_labels(count: int) -> list[tuple[str, str]]:
+    """The labels of ``count`` guard-on / guard-off pairs; the first is ``bench-1`` and
+    ``bench-1-noguard``, which the rest of the benchmark reads too."""
+    return [
+        ("bench-1", "bench-1-noguard")
+        if i == 0
+        else (f"bench-1-{i + 1}", f"bench-1-noguard-{i + 1}")
+        for i in range(count)
+    ]
 
 
 def _same_rows(a: str, b: str, *, ordered: bool) -> bool:
@@ -297,10 +348,13 @@ def run(args: argparse.Namespace) -> dict:
         "idle-1-noguard": _job("idle-1-noguard", [one_page], 1, no_guard),
         "idle-2": _job("idle-2", [one_page], 2),
         "1k-1": _job("1k-1", [one_k], 1),
-        "bench-1": _job("bench-1", bench, 1),
-        "bench-1-noguard": _job("bench-1-noguard", bench, 1, no_guard),
-        "bench-2": _job("bench-2", bench, 2),
     }
+    pairs = guard_pair_labels(args.guard_pairs)
+    for index, (on, off) in enumerate(pairs):  # in turns: on, off; off, on; on, off; ...
+        order = [(on, None), (off, no_guard)]
+        for label, extra in order[:: -1 if index % 2 else 1]:
+            jobs[label] = _job(label, bench, 1, extra)
+    jobs["bench-2"] = _job("bench-2", bench, 2)
     if args.big:
         big = paths[-1]
         results["big"] = {"file": big.name, "bytes": big.stat().st_size}
@@ -367,9 +421,12 @@ def run(args: argparse.Namespace) -> dict:
         for label, name, workers in BIG_RUNS:
             configs += _job_configs(jobs, label, name, workers, idle, big_per_doc)[1:]
     steady1, steady2 = job1[1], job2[1]
-    results["ratios"] = _ratios(jobs, idle, ext, steady1, steady2)
+    guard = results["guard_cost"] = guard_costs(jobs, pairs)
+    results["ratios"] = _ratios(jobs, idle, ext, steady1, steady2, guard)
     results["identical_output"] = {
-        "guard on vs off, row by row": _same_rows("bench-1", "bench-1-noguard", ordered=True),
+        f"guard on vs off, row by row ({len(pairs)} pairs)": all(
+            _same_rows(on, off, ordered=True) for on, off in pairs
+        ),
         "1 vs 2 workers, as sets of rows": _same_rows("bench-1", "bench-2", ordered=False),
     }
     if "big" in results:
@@ -396,6 +453,13 @@ def run(args: argparse.Namespace) -> dict:
         "extractor_loop_growth_mb": ext["peak_rss_mb"] - ext["base_rss_mb"],
     }
     results["notes"] = [
+        "guard's steady cost, each pair (guard on / off, taken in turns): "
+        + ", ".join(f"{cost:+.1%}" for cost in guard["pairs"])
+        + f"; median {guard['median']:+.1%}, spread {100 * guard['spread']:.1f} points",
+        f"job CPU per page, start-up taken off (medians of the pairs): guard on "
+        f"{guard['job_ms_on']:.2f} ms (SDK worker {guard['worker_ms_on']:.2f} + cleaning child "
+        f"{guard['child_ms_on']:.2f}), guard off {guard['job_ms_off']:.2f} ms (SDK worker "
+        f"{guard['worker_ms_off']:.2f})",
         f"worker memory after warm-up: +{mem_all - mem_1k:.0f} MB (worker) and "
         f"+{cleaner_all - cleaner_1k:.0f} MB (its cleaning child) from 1,000 pages to "
         f"{n_all:,} (target: flat)",
@@ -456,6 +520,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-profile", action="store_true", help="skip the py-spy profile")
     parser.add_argument("--files", type=int, default=BENCH_FILES)
     parser.add_argument("--pages", type=int, default=PAGES_PER_FILE, help="pages per shard")
+    parser.add_argument(
+        "--guard-pairs",
+        type=int,
+        default=GUARD_PAIRS,
+        help="guard-on / guard-off pairs of runs for the guard's cost (median)",
+    )
     args = parser.parse_args(argv)
     if not corpus_available():
         print(f"benchmark skipped: the corpus folder {CORPUS} is absent")

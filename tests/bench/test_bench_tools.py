@@ -64,3 +64,32 @@ def test_account_times_the_jobs_own_steps_and_they_add_up() -> None:
     for _module, _name, step in STEPS:  # every patched function exists and was reached
         assert result[step] > 0, step
     assert all(ms >= 0 for step, ms in result.items() if step != "rest of clean_record")
+
+
+def _run(cpu: float, worker: float, cleaner: float, documents: int = 1000) -> dict:
+    return {
+        "documents": documents,
+        "cpu_seconds": cpu,
+        "worker_cpu_seconds": [worker],
+        "cleaner_cpu_seconds": [cleaner] if cleaner else [],
+    }
+
+
+def test_the_guards_cost_is_the_median_of_its_pairs_with_start_up_taken_off() -> None:
+    from benchmarks.throughput import guard_costs, guard_pair_labels
+
+    pairs = guard_pair_labels(3)
+    assert pairs[0] == ("bench-1", "bench-1-noguard")  # read by the rest of the benchmark
+    assert len({label for pair in pairs for label in pair}) == 6
+    jobs = {"idle-1": _run(4.0, 1.5, 0.5), "idle-1-noguard": _run(3.0, 1.5, 0.0)}
+    # guard off: 5 ms a page after start-up; guard on: 5.2, 6.0 (one noisy pair) and 5.1 ms.
+    for (on, off), on_s in zip(pairs, [9.2, 10.0, 9.1], strict=True):
+        jobs[on] = _run(on_s, 2.5, on_s - 4.0)
+        jobs[off] = _run(8.0, 6.5, 0.0)
+    cost = guard_costs(jobs, pairs)
+    assert [round(c, 3) for c in cost["pairs"]] == [0.04, 0.2, 0.02]
+    assert round(cost["median"], 3) == 0.04  # the noisy pair does not decide it
+    assert round(cost["spread"], 3) == 0.18
+    assert round(cost["job_ms_on"], 3) == 5.2 and round(cost["job_ms_off"], 3) == 5.0
+    assert round(cost["worker_ms_on"], 3) == 1.0 and round(cost["worker_ms_off"], 3) == 5.0
+    assert round(cost["child_ms_on"], 3) == 4.7

@@ -147,3 +147,23 @@ def test_one_record_at_a_time_still_works_after_a_crash():
         guard.close()
     assert crashed[0] == "reject" and crashed[1]["reason"] == reasons.EXTRACT_ERROR
     assert fine[0] == "row" and guard.restarts == 1
+
+
+def test_payloads_that_miss_the_ring_travel_in_the_pipe_and_come_out_the_same():
+    """A ring of 60 KB: the larger pages (and any page while it is full) go through the pipe,
+    with a crash among them; every other page gets its in-process outcome, in order."""
+    texts = [
+        " ".join(f"w{i}x{j}" for j in range(size)) for i, size in enumerate([5, 9000, 40, 30000])
+    ]
+    records = [_record(i, page(f"Page {i}", texts[i % 4])) for i in range(14)]
+    records[6] = _record(6, page("Bad", texts[1] + " " + CRASH_MARKER))
+    assert max(len(r.payload) for r in records) > 60_000 > min(len(r.payload) for r in records)
+    inline = build_cleaner()
+    guard = GuardedCleaner(MAKE_CLEANER, timeout_s=60, batch=4, max_in_flight=8, ring_bytes=60_000)
+    try:
+        outcomes = _guarded_outcomes(guard, records)
+    finally:
+        guard.close()
+    assert outcomes[6][0] == "reject" and "SIGSEGV" in outcomes[6][1]["detail"]
+    assert outcomes[:6] + outcomes[7:] == [inline(r) for r in records[:6] + records[7:]]
+    assert guard.restarts == 1

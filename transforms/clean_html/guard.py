@@ -18,18 +18,24 @@ fork.
 Records go to the child in batches and the parent does not wait for them: ``submit`` queues a
 record, writes a full batch into the pipe and returns whatever outcomes the child has finished
 so far; ``drain`` (at the end of a bundle) waits for the rest. The child cleans records in the
-order sent and sends each outcome back as soon as it has it, so the parent (reading the next
-records, writing Parquet) and the child (cleaning) work at the same time, and the child goes
-from one record to the next without sleeping in between: a synchronous round trip per record
-cost more than the pipe copies themselves (README, "Crash guard"). Since outcomes come back in order, the record a crash or a
-hang belongs to is the oldest one sent without an outcome: it alone becomes the reject, and the
-records sent after it go to the new child again. The time limit runs from the moment the child
-could start that record: when it was sent, or when the child finished the one before (the
-outcome carries that moment), whichever is later.
+order sent and sends back the outcomes of a batch together, as soon as it has no further
+record to start on (``transforms.clean_html.pipe`` has the transport: payloads through shared
+memory, small frames through pipes). So the parent (reading the next records, writing
+Parquet) and the child (cleaning) work at the same time, the child goes from one record to the
+next without sleeping in between, and each side is woken once a batch rather than once a page.
+
+The child writes its progress (records taken, when it took the last) into the shared memory
+before it starts on each record; outcomes come back in order. So the record a crash or a hang
+belongs to is the one the child took last: it alone becomes the reject, and every other record
+without an outcome (those after it, and those before it whose outcomes died with the child
+unsent) goes to the new child again, the reject keeping its place in the order. The time limit
+runs from the moment the child took the record; for a record not taken yet, from when it was
+sent or when the child took the one before, whichever is later.
 
 The parent writes without blocking and reads outcomes while a batch is still going into the
 pipe, so a child blocked on a full outcome pipe can never wait for a parent blocked on a full
-record pipe; at most ``max_in_flight`` records are out at once, which bounds the memory held.
+record pipe; at most ``max_in_flight`` records are out at once, and the ring and the child's
+unsent outcomes are bounded, which bounds the memory held.
 """
 
 from __future__ import annotations
@@ -51,11 +57,14 @@ from transforms import reasons
 from transforms.clean_html import cleaner
 from transforms.clean_html.cleaner import Cleaner
 from transforms.clean_html.pipe import (
+    RING_BYTES,
     OutcomeReader,
+    PayloadRing,
+    RecordReader,
+    SharedRegion,
     enlarge,
-    receive_record,
     record_frame,
-    send_outcome,
+    send_outcomes,
     send_record,
     write_some,
 )
@@ -76,25 +85,43 @@ DEFAULT_BATCH = 8
 DEFAULT_IN_FLIGHT = 2 * DEFAULT_BATCH
 
 
-def _serve(inbox: Connection, outbox: Connection, make_cleaner: Callable[[], Cleaner]) -> None:
-    """The child's loop: build the cleaner once, then clean records until told to stop."""
+def _serve(
+    inbox: Connection,
+    outbox: Connection,
+    region: SharedRegion,
+    make_cleaner: Callable[[], Cleaner],
+    flush_every: int,
+) -> None:
+    """The child's loop: build the cleaner once, then clean records until told to stop, and
+    send the outcomes it has whenever the next record is not there yet or ``flush_every``
+    are waiting."""
     # A crash here is expected now and then and is reported as a reject: no core dump (slow to
     # write, and large).
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     clean = make_cleaner()
     hold_heap()  # see transforms.memory: no page faults for each page's memory
+    records = RecordReader(inbox, region)
+    done: list[tuple[str, dict[str, Any]]] = []
+    taken = 0
     while True:
+        if done and (len(done) >= flush_every or not records.ready()):
+            send_outcomes(outbox, done)
+            done = []
         try:
-            record = receive_record(inbox)
+            record = records.next()
         except EOFError:  # the parent went away
             return
         if record is _STOP:
+            if done:
+                send_outcomes(outbox, done)
             return
+        taken += 1
+        region.set_progress(taken, time.monotonic())
         try:
             result = clean(record)
         except Exception as e:  # a bug in decoding or extraction: this document only
             result = "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
-        send_outcome(outbox, result, time.monotonic())
+        done.append(result)
 
 
 def _preload_modules() -> list[str]:
@@ -122,6 +149,19 @@ def _death_text(exitcode: int | None) -> str:
     return f"exited with status {exitcode}"
 
 
+class _Out:
+    """A record sent to the child: when, whether its payload is in the ring, and the outcome
+    decided without the child (its reject after a crash or a hang), given out in its turn."""
+
+    __slots__ = ("record", "sent_at", "in_ring", "decided")
+
+    def __init__(self, record: ArchiveRecord) -> None:
+        self.record = record
+        self.sent_at = 0.0
+        self.in_ring = False
+        self.decided: tuple[str, dict[str, Any]] | None = None
+
+
 class GuardedCleaner:
     """Clean records in a child process with a per-document time limit; restart it on death.
 
@@ -140,6 +180,7 @@ class GuardedCleaner:
         *,
         batch: int = DEFAULT_BATCH,
         max_in_flight: int = DEFAULT_IN_FLIGHT,
+        ring_bytes: int = RING_BYTES,
     ) -> None:
         self._make_cleaner = make_cleaner
         self.timeout_s = timeout_s
@@ -147,13 +188,16 @@ class GuardedCleaner:
         self._max_in_flight = max(self._batch, max_in_flight)
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(_preload_modules())
+        self._ring_bytes = ring_bytes
+        self._region: Any = None  # made with the first child, kept for every later one
+        self._ring: Any = None
         self._process: Any = None
         self._conns: tuple[Connection, Connection] | None = None  # to the child, from it
         self._outcomes: OutcomeReader | None = None
+        self._received = 0  # outcomes read from the current child
         self._queued: list[ArchiveRecord] = []  # submitted, not yet sent
-        self._in_flight: deque[tuple[ArchiveRecord, float]] = deque()  # (record, sent at)
+        self._in_flight: deque[_Out] = deque()  # sent (or decided), outcome not given out yet
         self._unwritten: list[memoryview] = []  # frames sent but not yet taken by the pipe
-        self._finished_at = 0.0  # when the child finished its last outcome read
         self._ready: list[tuple[str, dict[str, Any]]] = []
         self.restarts = 0
 
@@ -165,9 +209,15 @@ class GuardedCleaner:
         from_child, outbox = self._context.Pipe(duplex=False)
         enlarge(to_child)
         enlarge(from_child)
+        if self._region is None:
+            self._region = SharedRegion(self._ring_bytes)
+            self._ring = PayloadRing(self._region.ring)
+        self._ring.reset()
+        self._region.set_progress(0, 0.0)
+        self._received = 0
         process = self._context.Process(
             target=_serve,
-            args=(inbox, outbox, self._make_cleaner),
+            args=(inbox, outbox, self._region, self._make_cleaner, self._batch),
             name="clean-html-guard",
             daemon=True,
         )
@@ -195,28 +245,55 @@ class GuardedCleaner:
             process.close()
         return exitcode
 
+    def _transmit(self, outs: list[_Out]) -> None:
+        """Frame ``outs`` for the current child (payloads into the ring where they fit) and
+        write what the pipe takes now."""
+        now = time.monotonic()
+        for out in outs:
+            place = self._ring.place(out.record.payload)
+            out.sent_at, out.in_ring = now, place >= 0
+            self._unwritten.extend(memoryview(part) for part in record_frame(out.record, place))
+        self._pump(wait=False)
+
     def _send(self, records: list[ArchiveRecord]) -> None:
-        """Queue ``records`` for the child (starting one if needed) and write what fits now."""
+        """Send ``records`` to the child, starting one if needed."""
         if self._process is not None and not self._in_flight and not self._process.is_alive():
             self._kill()  # it died between documents (killed from outside): no document's fault
             self.restarts += 1
         if self._process is None:
             self._start()
-        now = time.monotonic()
-        for record in records:
-            self._in_flight.append((record, now))
-            self._unwritten.extend(memoryview(part) for part in record_frame(record) if part)
-        self._pump(wait=False)
+        outs = [_Out(record) for record in records]
+        self._in_flight.extend(outs)
+        self._transmit(outs)
 
     # -- moving data ----------------------------------------------------------------------
+
+    def _give_out_decided(self) -> None:
+        while self._in_flight and self._in_flight[0].decided is not None:
+            self._ready.append(self._in_flight.popleft().decided)  # type: ignore[arg-type]
 
     def _read_outcomes(self) -> None:
         """Take every outcome waiting in the pipe; EOFError or OSError when the child died."""
         assert self._outcomes is not None
-        for outcome, finished_at in self._outcomes.read():
-            self._in_flight.popleft()
+        for outcome in self._outcomes.read():
+            self._give_out_decided()
+            out = self._in_flight.popleft()
+            if out.in_ring:
+                self._ring.release()
+            self._received += 1
             self._ready.append(outcome)
-            self._finished_at = finished_at
+        self._give_out_decided()
+
+    def _waiting(self) -> list[_Out]:
+        """The records sent to the current child whose outcomes it has not given back."""
+        return [out for out in self._in_flight if out.decided is None]
+
+    def _deadline(self) -> float:
+        """When the record the child is on (or will take next) runs out of time."""
+        taken, taken_at = self._region.progress()
+        if taken > self._received:  # the last one it took is still out
+            return taken_at + self.timeout_s
+        return max(self._waiting()[0].sent_at, taken_at) + self.timeout_s
 
     def _pump(self, wait: bool) -> None:
         """Write what the pipe takes and read what the child has finished; with ``wait``,
@@ -230,68 +307,58 @@ class GuardedCleaner:
                 self._read_outcomes()
                 if not wait or not self._in_flight or len(self._in_flight) < before:
                     return
-                head_sent = self._in_flight[0][1]
-                deadline = max(head_sent, self._finished_at) + self.timeout_s
-                left = deadline - time.monotonic()
+                left = self._deadline() - time.monotonic()
                 if left <= 0:
                     self._on_hang()
                     return
                 writers = [to_child.fileno()] if self._unwritten else []
                 select.select([from_child.fileno()], writers, [], left)
-            except (EOFError, OSError):  # the child died: on the oldest record out
+            except (EOFError, OSError):  # the child died: on the record it took last
                 self._on_death()
                 return
 
-    def _restart_with(self, records: list[ArchiveRecord]) -> None:
-        """Replace the child and send it ``records`` (those sent after the culprit) again."""
+    def _blame(self, reason: str, detail: str) -> None:
+        """Make the record the child took last (the oldest out if it took none since its last
+        outcome) a reject, given out in its turn."""
+        waiting = self._waiting()
+        if waiting:
+            taken, _ = self._region.progress()
+            index = min(max(taken - self._received - 1, 0), len(waiting) - 1)
+            waiting[index].decided = ("reject", reject_row(waiting[index].record, reason, detail))
+
+    def _restart(self) -> None:
+        """Replace the dead child and send it again every record still waiting: those after
+        the culprit, and those before it whose outcomes the dead child had not sent."""
         self.restarts += 1
-        self._in_flight.clear()
-        if records:
-            self._send(records)
+        self._give_out_decided()
+        waiting = self._waiting()
+        if waiting:
+            self._start()
+            self._transmit(waiting)
 
     def _on_death(self) -> None:
-        # Outcomes the child sent before dying are still in the pipe: the culprit is the first
-        # record after them.
+        # Outcomes the child sent before dying are still in the pipe: read them first.
         with contextlib.suppress(EOFError, OSError):
             self._read_outcomes()
         if self._process is not None:  # let it finish dying, so its own signal is reported
             self._process.join(_DEATH_WAIT_S)
         exitcode = self._kill()
-        if not self._in_flight:
-            self.restarts += 1
-            return
-        culprit = self._in_flight.popleft()[0]
-        self._ready.append(
-            (
-                "reject",
-                reject_row(
-                    culprit, reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}"
-                ),
-            )
-        )
-        self._restart_with([record for record, _ in self._in_flight])
+        self._blame(reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}")
+        self._restart()
 
     def _on_hang(self) -> None:
-        culprit = self._in_flight[0][0]
         assert self._process is not None
+        taken, _ = self._region.progress()
         self._process.kill()
         self._process.join(_KILL_WAIT_S)
-        # The child may have finished the record just before it was killed: then it was
-        # working on the next one, which is resent and not blamed.
         with contextlib.suppress(EOFError, OSError):
             self._read_outcomes()
         self._kill()
-        if self._in_flight and self._in_flight[0][0] is culprit:
-            self._in_flight.popleft()
-            self._ready.append(
-                (
-                    "reject",
-                    reject_row(
-                        culprit, reasons.TIMEOUT, f"cleaning took longer than {self.timeout_s:g} s"
-                    ),
-                )
-            )
-        self._restart_with([record for record, _ in self._in_flight])
+        # The child may have finished the record just before it was killed and taken the next
+        # one: then nothing is blamed, and the records out are all sent again.
+        if self._region.progress()[0] == taken:
+            self._blame(reasons.TIMEOUT, f"cleaning took longer than {self.timeout_s:g} s")
+        self._restart()
 
     # -- the interface --------------------------------------------------------------------
 
@@ -337,7 +404,7 @@ class GuardedCleaner:
         return outcome
 
     def close(self) -> None:
-        """Ask the child to exit, and kill it if it does not."""
+        """Ask the child to exit, kill it if it does not, and free the shared memory."""
         if self._conns is not None and not self._in_flight:
             with contextlib.suppress(OSError):
                 os.set_blocking(self._conns[0].fileno(), True)
@@ -345,3 +412,6 @@ class GuardedCleaner:
             if self._process is not None:
                 self._process.join(_KILL_WAIT_S)
         self._kill()
+        if self._region is not None:
+            self._region.close()
+            self._region = self._ring = None
