@@ -479,6 +479,12 @@ def run(args: argparse.Namespace) -> dict:
         "DOM and text)",
         f"load average when the 1-worker job started: {jobs['bench-1']['load_average']:.1f} "
         f"on {results['machine']['cores']} cores",
+        # With the guard one worker already keeps more than a core busy (its child cleans while
+        # it reads and writes), which caps the wall ratio of 2 workers on a 2-core machine.
+        f"cores kept busy, steady (CPU-s per wall-s): 1 worker "
+        f"{steady1['pages_per_s'] / steady1['pages_per_cpu_s']:.2f}, 2 workers "
+        f"{steady2['pages_per_s'] / steady2['pages_per_cpu_s']:.2f}; pages per CPU-second, "
+        f"2 workers / 1: {steady2['pages_per_cpu_s'] / steady1['pages_per_cpu_s']:.2f}",
     ]
     if "big" in results:
         marks = _timeline_marks(jobs["big-1"]["rss_timeline"])
