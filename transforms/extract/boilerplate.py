@@ -7,14 +7,14 @@
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
-  vocabulary and its search are in ``extract_names``).
+  vocabulary and its search are in ``names``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
 such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
-when the page has an article (see ``extract_comments``); their text is returned.
+when the page has an article (see ``comments``); their text is returned.
 """
 
 from __future__ import annotations
@@ -140,15 +140,16 @@ def drop_boilerplate(
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text (not the ``<header>`` of a ``<section>`` or of ``<main>``: that one heads
-    part of the content, see ``_heads_a_section``). Names that also have a content word (article, main, content, ...) are
-    spared: page-wide wrappers carry such names ("main has-sidebar").
+    part of the content, see ``_heads_a_section``). Names that also have a content word
+    (article, main, content, ...) are spared: page-wide wrappers carry such names ("main
+    has-sidebar").
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
     Sizes are measured before anything is removed. Returns the size of ``root`` after,
     whether an element inside it was marked ``itemprop="articleBody"`` (see
-    ``extract_scoring.marked_article_body``), and the text of the comment threads set apart
-    (main mode; see ``extract_comments``), and the length of the text dropped.
+    ``scoring.marked_article_body``), and the text of the comment threads set apart
+    (main mode; see ``comments``), and the length of the text dropped.
 
     ``relaxed`` (the extractor's second opinion) drops only the forms, headers and ARIA
     landmarks: no hidden elements, no names."""

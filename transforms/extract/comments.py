@@ -5,13 +5,13 @@ choice of the main block by text mass alone takes the thread. The thread is ther
 apart before the main block is chosen:
 
 1. **Found by name.** ``drop_boilerplate`` notes the outermost elements whose class or id
-   holds a comment word in one of several languages (``extract_names.COMMENT_SUBSTRINGS``), or
+   holds a comment word in one of several languages (``names.COMMENT_SUBSTRINGS``), or
    that are marked up as schema.org ``Comment``/``UserComments``.
 2. **Looks like a thread**: it holds two or more comment-named elements (the comments), or
    three or more element children of one tag and class (a list of items); an opinion piece
    whose container is named "kommentar" is one block of paragraphs, not a thread.
 3. **Set apart only beside an article**: when the rest of the page still has paragraphs
-   worth ``ARTICLE_PROSE`` paragraphs of prose (``extract_prose``) in one block (under one of
+   worth ``ARTICLE_PROSE`` paragraphs of prose (``prose``) in one block (under one of
    their ``BLOCK_LEVELS`` nearest ancestors). A forum page, where the posts are the content,
    keeps them, even beside a list of teasers of other topics (a blurb in each item: as much
    text as an article, but spread over many boxes) or a link post's title and tagline.

@@ -144,9 +144,9 @@ class Extractor:
         """Bytes are decoded with the job's charset chain; ``utf8``, if given with a str
         ``html``, is ``html.encode("utf-8")`` and is parsed as it is.
 
-        The page is bounded before parsing (nesting flattened past ``limits.MAX_NESTING`` levels, then
-        the character and node caps) and the title and text are repaired with ftfy after, so
-        that this call is exactly what the job runs on a page."""
+        The page is bounded before parsing (nesting flattened past ``limits.MAX_NESTING``
+        levels, then the character and node caps) and the title and text are repaired with
+        ftfy after, so that this call is exactly what the job runs on a page."""
         if isinstance(html, bytes | bytearray):
             decoded = decode_text(bytes(html))
             html, utf8 = decoded.text, utf8_form(html, decoded)
@@ -239,20 +239,29 @@ def _main_text(
     body_size, has_marked, comments, removed = drop_boilerplate(body, True, relaxed)
     links = LinkStats(body)
     marked = marked_article_body(body, links) if has_marked else None
-    root = marked or refine_to_prose(choose_root(body, links, body_size), links)
-    prune_link_lists(root, links)
+    root = _main_block(body, links, marked, body_size)
     text = render(root)
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.
         root.decompose()
-        links = LinkStats(body)
-        other_root = refine_to_prose(choose_root(body, links), links)
-        prune_link_lists(other_root, links)
-        other = render(other_root)
+        other = render(_main_block(body, LinkStats(body)))
         if prose_mass(other) > prose_mass(text):
             return other, comments, removed
     return text, comments, removed
+
+
+def _main_block(
+    body: LexborNode,
+    links: LinkStats,
+    marked: LexborNode | None = None,
+    body_size: int | None = None,
+) -> LexborNode:
+    """The main block: the one ``marked`` as the article body, else the one chosen by text mass
+    and refined to its prose (``scoring``); its link lists pruned."""
+    root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+    prune_link_lists(root, links)
+    return root
 
 
 def _sentences(line: str) -> list[str]:
@@ -322,8 +331,9 @@ def extract(
 ) -> Extracted:
     """Extract the title and the main content (``mode="main"``) or all visible text
     (``mode="full"``) of an HTML page given as str, or as bytes decoded by
-    ``transforms.decode.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else detected).
-    ``format="markdown"`` gives the text as Markdown, with links as ``[text](url)`` if ``links``."""
+    ``transforms.decode.charset.decode_text`` (a byte-order mark, a ``<meta charset>``, else
+    detected). ``format="markdown"`` gives the text as Markdown, with links as ``[text](url)``
+    if ``links``."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     if format not in FORMATS:

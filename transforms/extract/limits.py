@@ -16,9 +16,10 @@ end tag may be omitted (``<p>``, ``<li>``, table cells, ...) are not counted, so
 never exceeds the real depth by much. A page whose estimate is over the cap is measured again
 without its comments, scripts and styles, whose "tags" are text to the parser (inline JSON
 state full of ``<a>``, say), and flattened, if it still must be, without them. Pages with fewer
-opening tags than ``MAX_NESTING`` (all but a few percent) are not scanned at all. Given the page's UTF-8 bytes as well (``utf8``, when
-the text is exactly their decoding), the counts and the scan run on those bytes: the same
-tags, found in less time than in a text that holds non-Latin-1 characters.
+opening tags than ``MAX_NESTING`` (all but a few percent) are not scanned at all. Given the
+page's UTF-8 bytes as well (``utf8``, when the text is exactly their decoding), the counts and
+the scan run on those bytes: the same tags, found in less time than in a text that holds
+non-Latin-1 characters.
 """
 
 from __future__ import annotations
@@ -250,9 +251,9 @@ def cap_size(
     cap can count on the bytes: numpy counts "<" in a 300 KB page in ~0.02 ms, where
     ``str.count`` takes ~0.1 ms. ``utf8``, the UTF-8 form of ``text``, is used as it is. Past
     the character cap, comments, scripts and styles are dropped first, then whitespace runs if
-    still over (``squeeze_textless``): they carry no text, and a 6 MB inline script or comment before the
-    article must not push the article past the cap. Pages under the cap (nearly all) are parsed
-    exactly as they came."""
+    still over (``squeeze_textless``): they carry no text, and a 6 MB inline script or comment
+    before the article must not push the article past the cap. Pages under the cap (nearly
+    all) are parsed exactly as they came."""
     data = utf8
     truncated = False
     if len(text) > max_chars:

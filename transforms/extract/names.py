@@ -13,9 +13,9 @@ holds a word of a generic, multilingual boilerplate vocabulary and no content wo
 The same search finds the names of comment threads (``COMMENT_SUBSTRINGS``: "comments",
 "kommentare", "commentaires", "disqus_thread", ...), told apart from other boilerplate
 because a long thread is not dropped like a share bar: it is set aside from the article (see
-``extract_scoring.set_comments_apart``). A content word in the same class token does not spare
-a comment name ("comment-content", "entry-comments" are parts of a thread); one in another token
-does ("article has-comments" is the article).
+``comments``). A content word in the same class token does not spare a comment name
+("comment-content", "entry-comments" are parts of a thread); one in another token does
+("article has-comments" is the article).
 
 A page has a hundred or so distinct names and a crawl has millions, mostly generated
 ("css-1x2y3z"), so memoising names does not pay. Instead the distinct names of a page are

@@ -12,11 +12,11 @@
    80% of that prose: teasers, bylines and captions beside the body fall outside.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
-   left, and less than a paragraph or no paragraph of prose) and their links are ``LISTING_LINK_CHARS``
-   long on average (headlines, product names; menus are a word or two), or they are
-   ``LISTED_ITEMS`` boxes or more of one tag and class (the rows of a news aggregator, the
-   columns of an index of names, even under an intro paragraph): then the links are the
-   content, a listing.
+   left, and less than a paragraph or no paragraph of prose) and their links are
+   ``LISTING_LINK_CHARS`` long on average (headlines, product names; menus are a word or
+   two), or they are ``LISTED_ITEMS`` boxes or more of one tag and class (the rows of a news
+   aggregator, the columns of an index of names, even under an intro paragraph): then the
+   links are the content, a listing.
 
 No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary work.
 """
@@ -233,9 +233,9 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if up not in marked:
             outermost.append(nid)
     left = root_chars - sum(links.sizes[nid] for nid in outermost)
-    if left < LISTING_LEFT * root_chars and _repeated_items(outermost, links):
-        return  # nearly all of the root is items of one kind: a listing, intro or not
     if left < LISTING_LEFT * root_chars:
+        if _repeated_items(outermost, links):
+            return  # nearly all of the root is items of one kind: a listing, intro or not
         count = links.link_count.get(root_id, 0)
         if links.link_chars.get(root_id, 0) >= LISTING_LINK_CHARS * count:
             if left >= PROSE_CHARS and root_prose is None:
