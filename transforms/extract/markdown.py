@@ -173,10 +173,14 @@ class _Renderer:
         if lines:
             self.blocks.append("\\\n".join(lines))
 
-    def sub_blocks(self, node: LexborNode) -> list[str]:
-        """The blocks of ``node``'s children, rendered apart from the current paragraph."""
+    def sub_blocks(self, node: LexborNode, itself: bool = False) -> list[str]:
+        """The blocks of ``node``'s children (of ``node`` itself if ``itself``), rendered
+        apart from the current paragraph."""
         renderer = _Renderer(self.url, self.links)
-        renderer.children(node)
+        if itself:
+            renderer.node(node)
+        else:
+            renderer.children(node)
         renderer.flush()
         return renderer.blocks
 
@@ -270,7 +274,7 @@ class _Renderer:
                 items.append(self.sub_blocks(child))
             elif child.tag_id in _LISTS and (items or run):  # a list put straight into a list
                 end_run()
-                items[-1].extend(self.sub_blocks_of(child))
+                items[-1].extend(self.sub_blocks(child, itself=True))
             elif run is None and child.tag_id == _TEXT and not (child.text_content or "").strip():
                 continue
             else:
@@ -293,13 +297,6 @@ class _Renderer:
         if rendered:
             self.blocks.append("\n".join(rendered))
 
-    def sub_blocks_of(self, node: LexborNode) -> list[str]:
-        """The blocks of ``node`` itself (not only of its children)."""
-        renderer = _Renderer(self.url, self.links)
-        renderer.node(node)
-        renderer.flush()
-        return renderer.blocks
-
     def table(self, node: LexborNode) -> None:
         self.flush()
         rows: list[tuple[bool, list[LexborNode]]] = []  # (in <thead>, cells)
@@ -318,7 +315,7 @@ class _Renderer:
             self.flush()
             return
         for caption in captions:
-            self.blocks.extend(self.sub_blocks_of(caption))
+            self.blocks.extend(self.sub_blocks(caption, itself=True))
         texts = [[_cell_text(cell) for cell in cells] for _, cells in rows]
         texts = [row + [""] * (width - len(row)) for row in texts]
         first_head, first_cells = rows[0]
