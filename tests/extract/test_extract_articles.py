@@ -4,6 +4,8 @@ pruned to nothing, ruby readings, a teaser beside the article, a Japanese shop i
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from transforms.extract import extract
@@ -128,6 +130,13 @@ def test_full_mode_keeps_the_comments_in_the_text():
 # --- links around the content ----------------------------------------------------------------
 
 
+def link_items(n: int, text: str) -> str:
+    """``n`` list items, each one link whose text is ``text`` formatted with ``i``."""
+    return "".join(
+        f'<li><a href="/{quote(text.format(i=i))}">{text.format(i=i)}</a></li>' for i in range(n)
+    )
+
+
 def link_column(n: int, text: str = "Category {i}") -> str:
     return "<table>" + "".join(
         f'<tr><td><a href="/c{i}">{text.format(i=i)}</a></td></tr>' for i in range(n)
@@ -159,10 +168,7 @@ def test_a_listing_of_headlines_is_not_pruned_to_nothing():
     # three sections of headlines, each under half of the page: all three are link lists
     sections = "".join(
         "<section><ul>"
-        + "".join(
-            f'<li><a href="/a{s}{i}">Researchers find that headline {s}.{i} is long enough</a></li>'
-            for i in range(7)
-        )
+        + link_items(7, f"Researchers find that headline {s}.{{i}} is long enough")
         + "</ul></section>"
         for s in range(3)
     )
@@ -179,7 +185,7 @@ def test_an_index_of_short_names_under_an_intro_is_kept():
     )
     columns = "".join(
         f"<h2>{letter}</h2><div class='div-col'><ul>"
-        + "".join(f'<li><a href="/{letter}{i}">{letter}-lang {i}</a></li>' for i in range(12))
+        + link_items(12, f"{letter}-lang {{i}}")
         + "</ul></div>"
         for letter in "ABCDEFG"
     )
@@ -256,7 +262,7 @@ def test_a_text_that_repeats_itself_stays_when_there_is_nothing_else():
 
 
 def test_a_menu_alone_is_still_pruned():
-    menu = "".join(f'<li><a href="/m{i}">Menu {i}</a></li>' for i in range(20))
+    menu = link_items(20, "Menu {i}")
     html = page(f"<div><ul>{menu}</ul><ul>{menu}</ul><p>Short note.</p></div>")
     assert extract(html).text == "Short note."
 
@@ -283,7 +289,7 @@ SHOP_DESCRIPTION = (
 
 def japanese_shop() -> bytes:
     categories = link_column(40, "カテゴリー{i}の商品一覧")
-    ranking = "".join(f'<li><a href="/p{i}">人気ランキング第{i}位</a></li>' for i in range(20))
+    ranking = link_items(20, "人気ランキング第{i}位")
     html = (
         '<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">'
         "<title>深蒸し煎茶 100g | お茶の店</title></head><body>"
@@ -360,12 +366,7 @@ def test_a_listing_of_articles_keeps_their_headers():
 def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
     related = [
-        "<ul>"
-        + "".join(
-            f"<li><a href='/r{j}{i}'>Related story {j}.{i} with a long headline to read</a></li>"
-            for i in range(30)
-        )
-        + "</ul>"
+        "<ul>" + link_items(30, f"Related story {j}.{{i}} with a long headline to read") + "</ul>"
         for j in range(2)
     ]
     result = extract(page(f"<div>{paragraphs}{''.join(related)}</div>"))
@@ -394,10 +395,7 @@ def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate
     # the first pass drops it and takes the list of other stories.
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
     teaser = "<div class='teaser'><p>Winter pruning, explained in a sentence.</p></div>"
-    more = "".join(
-        f"<li><a href='/s{i}'>Another story on the site, number {i}, with a headline</a></li>"
-        for i in range(60)
-    )
+    more = link_items(60, "Another story on the site, number {i}, with a headline")
     html = page(f"{teaser}<div class='txt-overlay'>{paragraphs}</div><div><ul>{more}</ul></div>")
     result = extract(html)
     assert all(p in result.text for p in POST) and "Another story" not in result.text
