@@ -18,20 +18,15 @@ each format's extraction.
 from __future__ import annotations
 
 import gzip
-import json
-import os
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 from benchmarks.metrics import aeb_score, macro_mean, word_prf
+from benchmarks.quality import CORPUS, load_corpus, page_html
 from transforms import language
 from transforms.extract import Extractor
 
-ROOT = Path(__file__).resolve().parent.parent
-
-CORPUS = Path(os.environ.get("CORPUS", ROOT.parent / "shared" / "corpus"))
 SAMPLE_SIZES = (50, 100, 200, 300, 400, 600, 1000, 2000, None)  # None: the whole text
 SHORT_CHARS = 200
 LABELLED_SETS = ("readability", "newspaper4k")
@@ -39,33 +34,27 @@ LABELLED_SETS = ("readability", "newspaper4k")
 __all__ = ["language_report", "markdown_report", "markdown_to_text", "print_columns_report"]
 
 
-def _labelled_pages(name: str) -> list[tuple[str, bytes, str | None]]:
-    """``(lang, html bytes, url)`` of a set with ``ground-truth/<stem>.json`` labels."""
-    pages = []
-    for path in sorted((CORPUS / name / "html").glob("*.html.gz")):
-        stem = path.name.removesuffix(".html.gz")
-        meta = json.loads((CORPUS / name / "ground-truth" / f"{stem}.json").read_text("utf-8"))
-        if meta.get("lang") and meta["lang"] != language.UNDETERMINED:
-            pages.append((meta["lang"], gzip.decompress(path.read_bytes()), meta.get("url")))
-    return pages
+def _labelled_pages(sets: dict, name: str) -> list[tuple[str, bytes, str | None]]:
+    """``(lang, html bytes, url)`` of a set's pages with a language label."""
+    return [
+        (page["lang"], gzip.decompress(page["gz"]), page["url"])
+        for page in sets.get(name, {}).values()
+        if page["lang"] != language.UNDETERMINED
+    ]
 
 
 def _english_pages(sets: dict) -> dict[str, list[tuple[str, str, str | None]]]:
     return {
-        "aeb": [("en", _html(page), page["url"]) for page in sets["aeb"].values()],
-        "wcxb-dev": [("en", _html(page), page["url"]) for page in sets["wcxb"].values()],
+        "aeb": [("en", page_html(page), page["url"]) for page in sets["aeb"].values()],
+        "wcxb-dev": [("en", page_html(page), page["url"]) for page in sets["wcxb"].values()],
     }
-
-
-def _html(page: dict) -> str:
-    return gzip.decompress(page["gz"]).decode("utf-8", errors="replace")
 
 
 def language_report(sets: dict) -> None:
     """Print accuracy by sample size and set, the 200-character accuracy, and the cost."""
     extractor = Extractor()
     language.load_model()
-    corpora = {name: _labelled_pages(name) for name in LABELLED_SETS} | _english_pages(sets)
+    corpora = {name: _labelled_pages(sets, name) for name in LABELLED_SETS} | _english_pages(sets)
     clock = time.process_time
     texts: dict[str, list[tuple[str, str, str]]] = {}
     extract_s = 0.0
@@ -161,7 +150,7 @@ def markdown_report(sets: dict) -> None:
         for set_name, pages in sets.items():
             outputs[fmt][set_name] = {}
             for page_id, page in pages.items():
-                html = _html(page)
+                html = page_html(page)
                 start = clock()
                 text = extractor(html, page["url"]).text
                 seconds[fmt] += clock() - start
@@ -238,8 +227,6 @@ def print_columns_report(sets: dict) -> None:
 
 
 def main() -> int:
-    from benchmarks.quality import load_corpus
-
     if not (CORPUS / "aeb").is_dir() or not (CORPUS / "readability").is_dir():
         print(f"benchmark skipped: corpus not found at {CORPUS}")
         return 0

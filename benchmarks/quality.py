@@ -32,7 +32,6 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.columns_eval import print_columns_report
 from benchmarks.metrics import aeb_page, aeb_score, macro_mean, word_prf
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -511,7 +510,9 @@ def main() -> int:
             f"\nmemory: RSS {r1:.0f} MB after {n1} extractions, {r2:.0f} MB after {n2} "
             f"({r2 - r1:+.0f} MB)"
         )
-    print_columns_report(sets)  # the language and Markdown columns (benchmarks/columns_eval.py)
+    from benchmarks.columns_eval import print_columns_report  # it loads the corpus from here
+
+    print_columns_report(sets)  # the language and Markdown columns
     return 0
 
 
