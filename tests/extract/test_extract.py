@@ -341,6 +341,56 @@ def test_private_use_characters_in_the_page_are_text_not_layout() -> None:
     assert text == "Call \ue000 us \ue001 now \ue002 today \ue003 x\ue004y\n\nNext"
 
 
+# --- One walk sorts out the elements the cleaning passes look at --------------------------
+
+SORTED_PAGE = (
+    "<body><DIV class=a><NAV>n</NAV><p>x<rt>r</rt></p></DIV><svg><style>s</style>"
+    "<foreignObject><div class=share><nav>m</nav></div></foreignObject></svg>"
+    "<template><div>t</div><nav>t</nav></template><my-div><section><header>h</header>"
+    "<form><input><label>l</label></form></section></my-div><object><footer>f</footer>"
+    "</object><noscript><p>js</p></noscript><h1>H</h1><table><tr><td>c</td></table></body>"
+)
+
+
+def test_the_walk_finds_what_css_queries_for_its_tags_find_in_document_order():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from transforms.extract import boilerplate as bp
+
+    groups = [
+        bp._STRIPPED_TAGS,
+        ("h1", "noscript", *sorted(bp.FURNITURE_TAGS)),
+        sorted(bp._CANDIDATE_TAGS),
+    ]
+    for html in (SORTED_PAGE, f"<body>{SORTED_PAGE * 3}</body>"):
+        body = LexborHTMLParser(html).body
+        found = bp.sort_elements(body)
+        for tags, nodes in zip(groups, found, strict=True):
+            expected = body.css(", ".join(tags))
+            assert [n.mem_id for n in nodes] == [n.mem_id for n in expected], tags
+            assert nodes
+
+
+def test_elements_inside_stripped_ones_are_not_cleaned_again():
+    """A <nav> or a named <div> inside an <svg> or <object> goes with it: neither pass measures
+    or drops it a second time, and the page's text is the rest."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from transforms.extract.boilerplate import drop_boilerplate, drop_furniture, sort_elements
+    from transforms.extract.tree import size
+
+    tree = LexborHTMLParser(
+        f"<body><svg><foreignObject><div class=share><nav>Menu</nav>Share</div>"
+        f"</foreignObject></svg><object><footer>Foot</footer></object><p>{PROSE}</p></body>"
+    )
+    elements = sort_elements(tree.body)
+    assert [n.tag for n in elements.furniture] == ["nav", "footer"]
+    assert [n.tag for n in elements.containers] == ["div", "p"]
+    assert drop_furniture(tree.body, [], main=True, elements=elements) == (0, 0)
+    assert drop_boilerplate(tree.body, containers=elements.containers) == (len(PROSE), "", 0)
+    assert size(tree.body) == len(PROSE)
+
+
 # --- Lexbor lists an element once per selector of a list that it matches ------------------
 
 
@@ -355,7 +405,12 @@ def test_an_element_matching_two_selectors_is_taken_once():
     drop_furniture(tree.body, h1s, main=True)
     assert h1s == ["Headline"]
 
+    hidden_nav = '<nav hidden style="display:none">Menu</nav><div hidden aria-hidden="true">x</div>'
+    tree = LexborHTMLParser(f"<body>{hidden_nav}<main><p>{PROSE}</p></main></body>")
+    drop_furniture(tree.body, h1s, main=True)
+    assert size(tree.body) == len(PROSE)
+
     marked_share = '<div class="share" itemprop="articleBody">Share this</div>'
     tree = LexborHTMLParser(f"<body>{marked_share}<main><p>{PROSE}</p></main></body>")
-    body_size, marked, comments, _ = drop_boilerplate(tree.body)
-    assert not comments and marked and body_size == size(tree.body) == len(PROSE)
+    body_size, comments, _ = drop_boilerplate(tree.body)
+    assert not comments and body_size == size(tree.body) == len(PROSE)

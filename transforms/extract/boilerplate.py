@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
-from selectolax.lexbor import LexborNode
+from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
@@ -58,11 +59,7 @@ INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "o
 # Ruby annotations: the reading (<rt>) and its fallback parentheses (<rp>) are small print
 # above the base text; kept, they would be glued into it ("子こども" for 子ども).
 RUBY_ANNOTATION_TAGS = ("rt", "rp")
-# Removed before the pass (one query; <noscript> is looked at in the pass).
-_STRIPPED = ", ".join(
-    (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
-)
-_DROP_FULL = "h1, noscript"
+_STRIPPED_TAGS = (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
 _HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
 )
@@ -70,19 +67,55 @@ _INVISIBLE = frozenset(INVISIBLE_TAGS)
 _DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
 _GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
 _NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
-_DROP_MAIN = ", ".join(("h1", "noscript") + tuple(sorted(FURNITURE_TAGS)))
-_DROP_MAIN += ", " + _HIDDEN_SELECTOR
 _CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
-# The same walk notes schema.org's article-body marker (on any tag): a text search for it
-# would be one more pass over the whole page.
-_ARTICLE_BODY = '[itemprop="articleBody" i]'
-_BOILERPLATE_SELECTOR = ", ".join((*CONTAINER_TAGS, *sorted(GUARDED_TAGS), _ARTICLE_BODY))
+
+
+class BodyElements(NamedTuple):
+    """The elements of a body that the cleaning passes look at, by tag, in document order.
+
+    One walk of the body sorts them out (``sort_elements``), where a CSS query per pass cost
+    three times as much: Lexbor tests every selector of a list on every element, and the
+    passes' lists hold 36 tag names. Elements that a pass drops stay in the lists, detached:
+    Lexbor's removal unlinks every node of the removed subtree, so an element still in the
+    tree is one with a parent."""
+
+    stripped: list[LexborNode]  # never visible: removed first
+    furniture: list[LexborNode]  # furniture tags, and h1 and noscript (looked at by drop_furniture)
+    containers: list[LexborNode]  # candidates of drop_boilerplate
+
+
+# Keyed by Lexbor's tag id (an int read from the node; see layout.mark_blocks): the index of
+# the list of BodyElements an element goes to.
+_LIST_OF = {
+    **{create_tag(tag).tag_id: 0 for tag in _STRIPPED_TAGS},
+    **{create_tag(tag).tag_id: 1 for tag in ("h1", "noscript", *FURNITURE_TAGS)},
+    **{create_tag(tag).tag_id: 2 for tag in _CANDIDATE_TAGS},
+}
+_FURNITURE_IDS = frozenset(tag_id for tag_id, index in _LIST_OF.items() if index == 1)
+
+
+def sort_elements(body: LexborNode) -> BodyElements:
+    """The elements of ``body`` (itself included) that the cleaning passes look at."""
+    elements = BodyElements([], [], [])
+    append = [found.append for found in elements]
+    list_of = _LIST_OF.get
+    for node in body.traverse():
+        index = list_of(node.tag_id)
+        if index is not None:
+            append[index](node)
+    return elements
+
+
 # schema.org's comment types (itemtype), and the comment property (itemprop)
 _SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
 
 
 def drop_furniture(
-    body: LexborNode, h1s: list[str], main: bool, keep_hidden: bool = False
+    body: LexborNode,
+    h1s: list[str],
+    main: bool,
+    keep_hidden: bool = False,
+    elements: BodyElements | None = None,
 ) -> tuple[int, int]:
     """Drop what is never visible (scripts, styles, ...) and, in main mode, the furniture
     tags and hidden elements; collect the first ``<h1>`` texts into ``h1s``.
@@ -90,37 +123,44 @@ def drop_furniture(
     Hidden elements stay if they hold half of the body's visible text (streaming apps
     park their content in a hidden element until a script moves it), furniture boxes (nav,
     aside, footer, ...) if they hold 90% of it (an unclosed ``<aside>`` swallows the page).
-    Sizes are measured before anything is removed; removal runs descendants first, so no
-    node is used once freed.
+    Sizes are measured before anything is removed.
 
     ``keep_hidden`` keeps hidden elements whatever their size (the extractor's second
-    opinion: apps that stream their content into hidden chunks).
+    opinion: apps that stream their content into hidden chunks). ``elements`` are the body's
+    (``sort_elements``), if already sorted out.
 
     Returns the length of the text inside ``<noscript>`` elements holding real markup
     (paragraphs, list items, headings): some apps render the page for crawlers only there;
     and the length of the hidden and guarded furniture elements dropped (the text the main
     content could have been in)."""
-    for node in reversed(body.css(_STRIPPED)):  # one query, not strip_tags' one per tag
+    elements = elements or sort_elements(body)
+    for node in elements.stripped:
         node.decompose()
-    found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it), document order
+    found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it)
     noscript_chars = 0
-    last = None
-    for node in body.css(_DROP_MAIN if main else _DROP_FULL):
-        if node.mem_id == last:
-            continue  # Lexbor lists an element once per selector it matches, one after another
-        last = node.mem_id
+    for node in elements.furniture:
+        if node.parent is None:  # inside a stripped element (an <svg>, an <object>)
+            continue
         tag = node.tag
         if tag == "h1":
             if len(h1s) < 3:
                 h1s.append(node.text())
             continue
-        if tag == "noscript" and node.css_first(_NOSCRIPT_CONTENT) is not None:
-            noscript_chars += size(node)
-        # hidden: keep it if it holds half the page; a furniture box: if it holds the page
-        guard = 0.5 if tag not in _DROP_TAGS else 0.9 if tag in _GUARDED_FURNITURE else 0.0
-        if keep_hidden and tag not in _DROP_TAGS:
+        if tag == "noscript":
+            if node.css_first(_NOSCRIPT_CONTENT) is not None:
+                noscript_chars += size(node)
+        elif not main:
             continue
-        found.append((node, guard))
+        # a furniture box: kept if it holds the page
+        found.append((node, 0.9 if tag in _GUARDED_FURNITURE else 0.0))
+    if main and not keep_hidden:
+        last = None
+        for node in body.css(_HIDDEN_SELECTOR):
+            if node.mem_id == last:
+                continue  # Lexbor lists an element once per selector it matches, one after another
+            last = node.mem_id
+            if node.tag_id not in _FURNITURE_IDS:  # (those are taken by their tag)
+                found.append((node, 0.5))  # hidden: kept if it holds half the page
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")
     dropped = 0
@@ -135,8 +175,11 @@ def drop_furniture(
 
 
 def drop_boilerplate(
-    root: LexborNode, main: bool = True, relaxed: bool = False
-) -> tuple[int, bool, str, int]:
+    root: LexborNode,
+    main: bool = True,
+    relaxed: bool = False,
+    containers: list[LexborNode] | None = None,
+) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
     root's text (not the ``<header>`` of a ``<section>`` or of ``<main>``: that one heads
@@ -146,28 +189,22 @@ def drop_boilerplate(
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
-    Sizes are measured before anything is removed. Returns the size of ``root`` after,
-    whether an element inside it was marked ``itemprop="articleBody"`` (see
-    ``scoring.marked_article_body``), and the text of the comment threads set apart
-    (main mode; see ``comments``), and the length of the text dropped.
+    Sizes are measured before anything is removed. Returns the size of ``root`` after, the
+    text of the comment threads set apart (main mode; see ``comments``), and the length of
+    the text dropped.
 
     ``relaxed`` (the extractor's second opinion) drops only the forms, headers and ARIA
-    landmarks: no hidden elements, no names."""
+    landmarks: no hidden elements, no names. ``containers`` are ``root``'s (those of
+    ``sort_elements``, detached ones included), if already sorted out."""
+    if containers is None:
+        containers = sort_elements(root).containers
     root_id = root.mem_id
-    marked = False
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
-    last_marked = None
-    for node in root.css(_BOILERPLATE_SELECTOR):
+    for node in containers:
+        if node.parent is None:  # dropped with an element around it
+            continue
         attrs = node.attributes
-        if "itemprop" in attrs and (attrs["itemprop"] or "").lower() == "articlebody":
-            marked = True
-            if node.tag not in _CANDIDATE_TAGS or node.mem_id == last_marked:
-                # Not a candidate tag, or one listed again, next, for the marker's selector:
-                # the tag selectors are disjoint, so only that one repeats an element (checking
-                # every element for a repeat, as drop_furniture does, costs ~2% of the extractor).
-                continue
-            last_marked = node.mem_id
         if not attrs:
             if main and node.tag in GUARDED_TAGS:
                 pending.append((node, None))
@@ -215,7 +252,7 @@ def drop_boilerplate(
     ]
     root_size = before = size(root)
     if not candidates:
-        return root_size, marked, "", 0
+        return root_size, "", 0
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
@@ -250,9 +287,9 @@ def drop_boilerplate(
     for nid in doomed:
         tree.nodes[nid].decompose()
     if not threads:
-        return root_size, marked, "", before - root_size
+        return root_size, "", before - root_size
     root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
-    return root_size, marked, comments, before - root_size - apart
+    return root_size, comments, before - root_size - apart
 
 
 def _heads_a_section(header: LexborNode) -> bool:

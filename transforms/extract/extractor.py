@@ -47,7 +47,12 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.decode import decode_text, utf8_form
-from transforms.extract.boilerplate import INVISIBLE_TAGS, drop_boilerplate, drop_furniture
+from transforms.extract.boilerplate import (
+    INVISIBLE_TAGS,
+    drop_boilerplate,
+    drop_furniture,
+    sort_elements,
+)
 from transforms.extract.layout import layout
 from transforms.extract.limits import MAX_HTML_CHARS, MAX_NODES, bound_page
 from transforms.extract.markdown import markdown, strip_title_line
@@ -186,24 +191,27 @@ class Extractor:
         what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
         body = trees[-1].body
-        noscript_chars, dropped = drop_furniture(body, h1s, main)
+        elements = sort_elements(body)
+        noscript_chars, dropped = drop_furniture(body, h1s, main, elements=elements)
         noscript = bool(noscript_chars) and noscript_chars > size(body)
         if noscript:  # the page is rendered for crawlers inside <noscript> only: use that copy
             body = self._reparse(trees, source, noscript)
             h1s.clear()
-            _, dropped = drop_furniture(body, h1s, main)
+            elements = sort_elements(body)
+            _, dropped = drop_furniture(body, h1s, main, elements=elements)
         if not main:
-            drop_boilerplate(body, main)
+            drop_boilerplate(body, main, containers=elements.containers)
             return self._render(body, url), ""
         render = functools.partial(self._render, url=url)
-        text, comments, removed = _main_text(body, render)
+        text, comments, removed = _main_text(body, render, elements.containers)
         if dropped + removed > SECOND_OPINION_DROPPED * len(text):
             # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
             # Without those cuts, is there clearly more prose? (streamed apps park the article
             # in hidden chunks; sites give the article's box a name that reads as boilerplate)
             body = self._reparse(trees, source, noscript)
-            drop_furniture(body, [], main, keep_hidden=True)
-            other, other_comments, _ = _main_text(body, render, relaxed=True)
+            elements = sort_elements(body)
+            drop_furniture(body, [], main, keep_hidden=True, elements=elements)
+            other, other_comments, _ = _main_text(body, render, elements.containers, relaxed=True)
             if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
                 return other, other_comments
         return text, comments
@@ -231,14 +239,17 @@ def _utf8(text: str) -> bytes | None:
 
 
 def _main_text(
-    body: LexborNode, render: Callable[[LexborNode], str], relaxed: bool = False
+    body: LexborNode,
+    render: Callable[[LexborNode], str],
+    containers: list[LexborNode] | None = None,
+    relaxed: bool = False,
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
-    text dropped as boilerplate, for a ``body`` cleaned of its furniture (``relaxed``: see
-    ``drop_boilerplate``)."""
-    body_size, has_marked, comments, removed = drop_boilerplate(body, True, relaxed)
+    text dropped as boilerplate, for a ``body`` cleaned of its furniture (``containers``,
+    ``relaxed``: see ``drop_boilerplate``)."""
+    body_size, comments, removed = drop_boilerplate(body, True, relaxed, containers)
     links = LinkStats(body)
-    marked = marked_article_body(body, links) if has_marked else None
+    marked = marked_article_body(body, links)
     root = _main_block(body, links, marked, body_size)
     text = render(root)
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
