@@ -373,6 +373,40 @@ def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
     assert result.text == "\n\n".join(POST)
 
 
+def other_articles(n: int) -> str:
+    """A box of ``n`` full posts of the same site, each an <article>, under a heading."""
+    posts = "".join(
+        f"<article class='post post-{i}'><h2>Another post {i}</h2>"
+        f"<p>{' '.join(POST).replace('Paragraph', f'Post {i}, paragraph')}</p></article>"
+        for i in range(n)
+    )
+    return f"<section><h3>You may also like</h3>{posts}</section>"
+
+
+def test_the_headlines_article_wins_over_a_longer_box_of_other_articles():
+    # six related posts, each as long as the article, marked up like it and with no
+    # boilerplate name: they outweigh it, but the page's headline is in the article
+    html = page(
+        f"<article class='post'><h1>Pruning apple trees</h1><p>{POST[0]} {POST[1]}</p></article>"
+        + other_articles(6),
+        title="Pruning apple trees",
+    )
+    result = extract(html)
+    assert result.text == f"{POST[0]} {POST[1]}"
+
+
+@pytest.mark.parametrize(
+    "headline",
+    [
+        "<header><h1>Gardening</h1></header>",  # a listing's title, outside any article
+        "<article><h1>Gardening</h1><p>All our posts.</p></article>",  # no paragraph of prose
+    ],
+)
+def test_a_listing_of_articles_under_its_title_stays_the_listing(headline: str):
+    result = extract(page(headline + other_articles(6), title="Gardening"))
+    assert all(f"Another post {i}" in result.text for i in range(6))
+
+
 def test_a_german_opinion_piece_with_a_longer_comment_thread():
     # "Kommentar" names the opinion piece, "Kommentare" the readers' thread under it
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)

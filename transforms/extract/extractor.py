@@ -44,11 +44,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser, LexborNode, create_tag
 
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import (
     INVISIBLE_TAGS,
+    BodyElements,
     drop_boilerplate,
     drop_furniture,
     sort_elements,
@@ -61,6 +62,7 @@ from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
     LinkStats,
     choose_root,
+    headline_article,
     marked_article_body,
     prune_link_lists,
     refine_to_prose,
@@ -88,6 +90,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 _INVISIBLE = ", ".join(INVISIBLE_TAGS)
+_H1 = create_tag("h1").tag_id
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ class Extractor:
             drop_boilerplate(body, main, containers=elements.containers)
             return self._render(body, url), ""
         render = functools.partial(self._render, url=url)
-        text, comments, removed = _main_text(body, render, elements.containers)
+        text, comments, removed = _main_text(body, render, elements)
         if dropped + removed > SECOND_OPINION_DROPPED * len(text):
             # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
             # Without those cuts, is there clearly more prose? (streamed apps park the article
@@ -211,7 +214,7 @@ class Extractor:
             body = self._reparse(trees, source, noscript)
             elements = sort_elements(body)
             drop_furniture(body, [], main, keep_hidden=True, elements=elements)
-            other, other_comments, _ = _main_text(body, render, elements.containers, relaxed=True)
+            other, other_comments, _ = _main_text(body, render, elements, relaxed=True)
             if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
                 return other, other_comments
         return text, comments
@@ -241,22 +244,23 @@ def _utf8(text: str) -> bytes | None:
 def _main_text(
     body: LexborNode,
     render: Callable[[LexborNode], str],
-    containers: list[LexborNode] | None = None,
+    elements: BodyElements,
     relaxed: bool = False,
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
-    text dropped as boilerplate, for a ``body`` cleaned of its furniture (``containers``,
-    ``relaxed``: see ``drop_boilerplate``)."""
-    body_size, comments, removed = drop_boilerplate(body, True, relaxed, containers)
+    text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
+    body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``)."""
+    body_size, comments, removed = drop_boilerplate(body, True, relaxed, elements.containers)
     links = LinkStats(body)
     marked = marked_article_body(body, links)
-    root = _main_block(body, links, marked, body_size)
+    headline = _headline(elements)
+    root = _main_block(body, links, marked, body_size, headline)
     text = render(root)
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.
         root.decompose()
-        other = render(_main_block(body, LinkStats(body)))
+        other = render(_main_block(body, LinkStats(body), headline=headline))
         if prose_mass(other) > prose_mass(text):
             return other, comments, removed
     return text, comments, removed
@@ -267,12 +271,22 @@ def _main_block(
     links: LinkStats,
     marked: LexborNode | None = None,
     body_size: int | None = None,
+    headline: LexborNode | None = None,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
-    and refined to its prose (``scoring``); its link lists pruned."""
-    root = marked or refine_to_prose(choose_root(body, links, body_size), links)
+    and refined to its prose, or the ``headline``'s article beside a box of other articles
+    (``scoring``); its link lists pruned."""
+    root = marked
+    if root is None:
+        root = refine_to_prose(choose_root(body, links, body_size), links)
+        root = headline_article(root, headline) or root
     prune_link_lists(root, links)
     return root
+
+
+def _headline(elements: BodyElements) -> LexborNode | None:
+    """The page's first ``<h1>`` still in the tree (detached ones have no parent)."""
+    return next((n for n in elements.furniture if n.tag_id == _H1 and n.parent is not None), None)
 
 
 def _sentences(line: str) -> list[str]:

@@ -10,6 +10,11 @@
    An element marked up as the one ``itemprop="articleBody"`` is taken as is.
 3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
    80% of that prose: teasers, bylines and captions beside the body fall outside.
+   **The headline's article wins over other articles.** When the root holds
+   ``OTHER_ARTICLES`` or more ``<article>`` elements but not the page's headline (its first
+   ``<h1>``), and the headline sits in an ``<article>`` with a paragraph of prose, that
+   ``<article>`` is the content: the root lists other articles (related posts, more stories)
+   that outweigh a short one.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
    left, and less than a paragraph or no paragraph of prose) and their links are
@@ -35,6 +40,7 @@ ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
 LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
 LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
 LISTING_LEFT = 0.2  # link lists are kept when pruning them would leave less than this share
+OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
 # ... and their links are as long as headlines or product names (menus: one or two words)
 LISTING_LINK_CHARS = 16
 # ... or they are this many boxes of one kind (tag and class): a listing's items, however
@@ -156,6 +162,37 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
 
 
 PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's prose
+
+
+def headline_article(root: LexborNode, headline: LexborNode | None) -> LexborNode | None:
+    """The ``<article>`` holding ``headline`` (the page's first ``<h1>``) if ``root`` lists
+    other articles beside it: ``root`` is outside that ``<article>`` and holds
+    ``OTHER_ARTICLES`` ``<article>`` elements or more, and the headline's ``<article>`` holds a
+    paragraph of prose (an article, not a title over a list). None otherwise, and when the
+    headline was dropped (a detached node has no parent) or is inside ``root``."""
+    if headline is None:
+        return None
+    article, up, steps = None, headline.parent, 0
+    while up is not None:
+        if up.mem_id == root.mem_id:
+            return None  # the root holds the headline
+        if article is None and up.tag == "article":
+            article = up
+        up, steps = up.parent, steps + 1
+        if steps > MAX_WALK_DEPTH:
+            raise TooComplex("headline nested too deep")
+    if article is None:
+        return None
+    up, steps = root.parent, 0
+    while up is not None and up.mem_id != article.mem_id:
+        up, steps = up.parent, steps + 1
+        if steps > MAX_WALK_DEPTH:
+            raise TooComplex("content nested too deep")
+    if up is not None:  # the root is inside the headline's article
+        return None
+    if len(root.css("article")) < OTHER_ARTICLES or not holds_prose(article):
+        return None
+    return article
 
 
 def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
