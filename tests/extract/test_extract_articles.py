@@ -407,6 +407,41 @@ def test_a_listing_of_articles_under_its_title_stays_the_listing(headline: str):
     assert all(f"Another post {i}" in result.text for i in range(6))
 
 
+LEGAL = (
+    "We and our partners store and access information on your device, such as cookies, and "
+    "process personal data, such as unique identifiers, to personalise ads and content, to "
+    "measure them, and to develop and improve our products; purpose {i}."
+)
+
+
+def consent_dialog(paragraphs: int, inside: str = "") -> str:
+    """A consent manager's dialog: a box with the ARIA role dialog and pages of legal prose."""
+    legal = "".join(f"<p>{LEGAL.format(i=i)}</p>" for i in range(paragraphs))
+    return f"<div id='sdk'><div role='dialog'>{inside}<h2>Your privacy</h2>{legal}</div></div>"
+
+
+def test_a_consent_dialog_longer_than_the_listing_is_dropped():
+    # the dialog holds two thirds of the page's text, more than the half that keeps a box
+    # named as boilerplate, but a dialog is kept only if it holds nearly all of it
+    recipes = link_items(12, "Slow-cooked tomato sauce for pasta, recipe number {i}")
+    result = extract(
+        page(consent_dialog(8) + f"<main><h1>Tomato sauces</h1><ul>{recipes}</ul></main>")
+    )
+    assert "Slow-cooked tomato sauce for pasta, recipe number 11" in result.text
+    assert "purpose" not in result.text
+
+
+def test_an_article_shown_in_a_dialog_stays_the_content():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    article = f"<article><h1>Pruning apple trees</h1>{paragraphs}</article>"
+    more = link_items(12, "Another story on the site, number {i}, with a headline")
+    html = page(
+        f"<div role='dialog'>{article}</div><main><ul>{more}</ul></main>",
+        title="Pruning apple trees",
+    )
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def test_a_german_opinion_piece_with_a_longer_comment_thread():
     # "Kommentar" names the opinion piece, "Kommentare" the readers' thread under it
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)

@@ -11,7 +11,10 @@
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
-such names on page-wide wrappers ("main has-sidebar", "article modal-enabled").
+such names on page-wide wrappers ("main has-sidebar", "article modal-enabled"). A dialog
+(ARIA role ``dialog``) stays only if it holds 90% of the text, as a ``<dialog>`` does: cookie
+consent managers fill one with pages of legal prose. One holding an ``<h1>`` or an
+``<article>`` (an article shown in a modal) is guarded like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
 when the page has an article (see ``comments``); their text is returned.
@@ -45,6 +48,13 @@ BOILERPLATE_ROLES = frozenset(
     {"navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
      "menu", "menubar", "toolbar"}
 )  # fmt: skip
+
+# Dialogs (consent managers put pages of legal prose in one) are kept only when they hold
+# this share of the text, as a <dialog> element is (``_GUARDED_FURNITURE``), not half of it.
+DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
+DIALOG_SHARE = 0.9
+# ... unless they hold one of these: an article shown in a modal.
+_DIALOG_CONTENT = "h1, article"
 
 # A <header>'s scope: the nearest of these ancestors; in the last two, it heads content.
 _SECTIONING = frozenset({"body", "article", "aside", "nav", "section", "main"})
@@ -182,10 +192,10 @@ def drop_boilerplate(
 ) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
-    root's text (not the ``<header>`` of a ``<section>`` or of ``<main>``: that one heads
-    part of the content, see ``_heads_a_section``). Names that also have a content word
-    (article, main, content, ...) are spared: page-wide wrappers carry such names ("main
-    has-sidebar").
+    root's text (a dialog: under ``DIALOG_SHARE`` of it; not the ``<header>`` of a
+    ``<section>`` or of ``<main>``: that one heads part of the content, see
+    ``_heads_a_section``). Names that also have a content word (article, main, content,
+    ...) are spared: page-wide wrappers carry such names ("main has-sidebar").
 
     The candidates are taken outermost first (document order); one inside an element
     already doomed is skipped without measuring it, so nested candidates cost nothing.
@@ -201,6 +211,7 @@ def drop_boilerplate(
     root_id = root.mem_id
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
+    dialogs: set[int] = set()  # the candidates kept only if they hold DIALOG_SHARE of the text
     for node in containers:
         if node.parent is None:  # dropped with an element around it
             continue
@@ -220,6 +231,9 @@ def drop_boilerplate(
             and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
+            dialog = main and attrs.get("role") in DIALOG_ROLES
+            if dialog and node.css_first(_DIALOG_CONTENT) is None:
+                dialogs.add(node.mem_id)
         elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
             name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
             schema = attrs.get("itemtype") or attrs.get("itemprop")
@@ -279,7 +293,7 @@ def drop_boilerplate(
         elif (
             up is None
             and boilerplate
-            and (node_size := size(node)) < limit
+            and (node_size := size(node)) < (DIALOG_SHARE * before if nid in dialogs else limit)
             and not (node.tag in GUARDED_TAGS and holds_prose(node))
         ):
             doomed.add(nid)
