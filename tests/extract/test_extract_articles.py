@@ -414,10 +414,10 @@ LEGAL = (
 )
 
 
-def consent_dialog(paragraphs: int, inside: str = "") -> str:
+def consent_dialog(paragraphs: int) -> str:
     """A consent manager's dialog: a box with the ARIA role dialog and pages of legal prose."""
     legal = "".join(f"<p>{LEGAL.format(i=i)}</p>" for i in range(paragraphs))
-    return f"<div id='sdk'><div role='dialog'>{inside}<h2>Your privacy</h2>{legal}</div></div>"
+    return f"<div id='sdk'><div role='dialog'><h2>Your privacy</h2>{legal}</div></div>"
 
 
 def test_a_consent_dialog_longer_than_the_listing_is_dropped():

@@ -40,12 +40,12 @@ ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
 LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
 LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
 LISTING_LEFT = 0.2  # link lists are kept when pruning them would leave less than this share
-OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
 # ... and their links are as long as headlines or product names (menus: one or two words)
 LISTING_LINK_CHARS = 16
 # ... or they are this many boxes of one kind (tag and class): a listing's items, however
 # short their links and whatever intro stands beside them
 LISTED_ITEMS = 5
+OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
