@@ -431,6 +431,46 @@ def test_a_consent_dialog_longer_than_the_listing_is_dropped():
     assert "purpose" not in result.text
 
 
+EINWILLIGUNG = (
+    "Wir und unsere Partner speichern Informationen auf Ihrem Gerät, etwa Cookies, und "
+    "verarbeiten personenbezogene Daten wie eindeutige Kennungen für personalisierte Anzeigen "
+    "und Inhalte, Messungen und Zielgruppenforschung; Zweck {i}."
+)
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div data-borlabs-cookie-wrap><div id='BorlabsCookieBox' class='BorlabsCookie'>{}</div></div>",
+        "<div id='consent-layer' class='cmp-layer'>{}</div>",
+    ],
+)
+def test_a_consent_box_longer_than_a_short_article_is_dropped(box: str):
+    # no dialog role, but named for cookies or consent: dropped like a dialog, and not brought
+    # back by the second opinion (no article's box is named so)
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:2])
+    legal = "".join(f"<p>{EINWILLIGUNG.format(i=i)}</p>" for i in range(15))
+    html = page(
+        f"<main><h1>Pruning apple trees</h1>{paragraphs}</main>" + box.format(legal),
+        title="Pruning apple trees",
+    )
+    result = extract(html)
+    assert result.text == "\n\n".join(POST[:2])
+
+
+def test_a_wrapper_with_a_cookie_state_class_keeps_the_article():
+    # the wrapper holds more than half of the text (the list of links beside it is the rest)
+    # and its name has "cookie", but it holds the headline: a page's wrapper, not a consent box
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    more = link_items(15, "Another story on the site, number {i}")
+    html = page(
+        f"<div class='page has-cookie-notice'><h1>Pruning apple trees</h1>{paragraphs}</div>"
+        f"<div class='more'><ul>{more}</ul></div>",
+        title="Pruning apple trees",
+    )
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def test_an_article_shown_in_a_dialog_stays_the_content():
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
     article = f"<article><h1>Pruning apple trees</h1>{paragraphs}</article>"

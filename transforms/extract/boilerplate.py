@@ -12,9 +12,10 @@
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name also has a content word (article, main, content, ...), since sites put
 such names on page-wide wrappers ("main has-sidebar", "article modal-enabled"). A dialog
-(ARIA role ``dialog``) stays only if it holds 90% of the text, as a ``<dialog>`` does: cookie
-consent managers fill one with pages of legal prose. One holding an ``<h1>`` or an
-``<article>`` (an article shown in a modal) is guarded like the rest.
+(ARIA role ``dialog``) or a box named for cookies or consent stays only if it holds 90% of
+the text, as a ``<dialog>`` does: consent managers fill one with pages of legal prose beside
+a short article. One holding an ``<h1>`` or an ``<article>`` (an article shown in a modal, a
+page wrapper with a class such as "has-cookie-notice") is guarded like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
 when the page has an article (see ``comments``); their text is returned.
@@ -30,7 +31,7 @@ from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
-from transforms.extract.names import classify_names
+from transforms.extract.names import classify_names, is_consent_name
 from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
@@ -49,11 +50,12 @@ BOILERPLATE_ROLES = frozenset(
      "menu", "menubar", "toolbar"}
 )  # fmt: skip
 
-# Dialogs (consent managers put pages of legal prose in one) are kept only when they hold
-# this share of the text, as a <dialog> element is (``_GUARDED_FURNITURE``), not half of it.
+# Dialogs and consent boxes (consent managers put pages of legal prose in one) are kept only
+# when they hold this share of the text, as a <dialog> element is (``_GUARDED_FURNITURE``),
+# not half of it.
 DIALOG_ROLES = frozenset({"dialog", "alertdialog"})
 DIALOG_SHARE = 0.9
-# ... unless they hold one of these: an article shown in a modal.
+# ... unless they hold one of these: an article shown in a modal, a page-wide wrapper.
 _DIALOG_CONTENT = "h1, article"
 
 # A <header>'s scope: the nearest of these ancestors; in the last two, it heads content.
@@ -203,15 +205,15 @@ def drop_boilerplate(
     text of the comment threads set apart (main mode; see ``comments``), and the length of
     the text dropped.
 
-    ``relaxed`` (the extractor's second opinion) drops only the forms, headers and ARIA
-    landmarks: no hidden elements, no names. ``containers`` are ``root``'s (those of
-    ``sort_elements``, detached ones included), if already sorted out."""
+    ``relaxed`` (the extractor's second opinion) drops only the forms, headers, ARIA
+    landmarks and consent boxes: no hidden elements, no other names. ``containers`` are
+    ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out."""
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
-    dialogs: set[int] = set()  # the candidates kept only if they hold DIALOG_SHARE of the text
+    dialogs: set[int] = set()  # the candidates with an ARIA dialog role
     for node in containers:
         if node.parent is None:  # dropped with an element around it
             continue
@@ -231,8 +233,7 @@ def drop_boilerplate(
             and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
-            dialog = main and attrs.get("role") in DIALOG_ROLES
-            if dialog and node.css_first(_DIALOG_CONTENT) is None:
+            if main and attrs.get("role") in DIALOG_ROLES:
                 dialogs.add(node.mem_id)
         elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
             name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
@@ -249,14 +250,14 @@ def drop_boilerplate(
     if spared:  # (headers are never named: the name test spares most look-ups)
         pending = [(n, name) for n, name in pending if name is not None or n.mem_id not in spared]
     named, comment_named = classify_names(name for _, name in pending if name is not None)
-    if relaxed:
-        named = set()
-    # (node, boilerplate-named, comment-named). The parts of a comment (its author, date,
+    if relaxed:  # no article's box is named for consent
+        named = {name for name in named if is_consent_name(name)}
+    # (node, boilerplate-named, comment-named, name). The parts of a comment (its author, date,
     # text, each named "comment-...") are left out: the comment itself stands for them, and
     # following each one up the tree costs (a page of comments has hundreds).
     comment_ids = {node.mem_id for node, name in pending if name in comment_named}
     candidates = [
-        (node, name is None or name in named, name in comment_named)
+        (node, name is None or name in named, name in comment_named, name)
         for node, name in pending
         if name is None
         or name in named
@@ -274,7 +275,7 @@ def drop_boilerplate(
     doomed: set[int] = set()
     # the outermost comment-named elements: thread id -> [node, boilerplate-named, items]
     threads: dict[int, list] = {}
-    for node, boilerplate, comment in candidates:
+    for node, boilerplate, comment, name in candidates:
         nid = tree.add(node)
         if nid == root_id:
             continue
@@ -293,7 +294,7 @@ def drop_boilerplate(
         elif (
             up is None
             and boilerplate
-            and (node_size := size(node)) < (DIALOG_SHARE * before if nid in dialogs else limit)
+            and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
             and not (node.tag in GUARDED_TAGS and holds_prose(node))
         ):
             doomed.add(nid)
@@ -304,6 +305,23 @@ def drop_boilerplate(
         return root_size, "", before - root_size
     root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
     return root_size, comments, before - root_size - apart
+
+
+def _small_enough(
+    node: LexborNode, node_size: int, root_size: int, dialog: bool, name: str | None
+) -> bool:
+    """Whether a boilerplate candidate is small enough to drop: under half of the root's
+    text; a ``dialog`` or a consent box (``names.CONSENT_SUBSTRINGS``) under
+    ``DIALOG_SHARE`` of it, unless it holds an ``<h1>`` or an ``<article>`` (then it is an
+    article shown in a modal, or a page-wide wrapper with a state class such as
+    "has-cookie-notice"). Those are looked at only for the few candidates over half."""
+    if node_size < 0.5 * root_size:
+        return True
+    if node_size >= DIALOG_SHARE * root_size or not (
+        dialog or (name is not None and is_consent_name(name))
+    ):
+        return False
+    return node.css_first(_DIALOG_CONTENT) is None
 
 
 def _heads_a_section(header: LexborNode) -> bool:

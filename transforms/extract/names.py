@@ -8,7 +8,9 @@ holds a word of a generic, multilingual boilerplate vocabulary and no content wo
 - ``BOILERPLATE_WORDS`` only as whole words between ``-``, ``_`` or whitespace: "ad-slot"
   and "nav" but not "header" or "canvas";
 - ``CONTENT_WORDS`` anywhere in the name spare it: sites put such names on page-wide wrappers
-  ("main has-sidebar", "article modal-enabled").
+  ("main has-sidebar", "article modal-enabled");
+- ``CONSENT_SUBSTRINGS`` (cookie, consent), among the boilerplate words, mark consent
+  managers' boxes, dropped even when they hold most of the text (see ``boilerplate``).
 
 The same search finds the names of comment threads (``COMMENT_SUBSTRINGS``: "comments",
 "kommentare", "commentaires", "disqus_thread", ...), told apart from other boilerplate
@@ -35,9 +37,11 @@ __all__ = [
     "BOILERPLATE_SUBSTRINGS",
     "BOILERPLATE_WORDS",
     "COMMENT_SUBSTRINGS",
+    "CONSENT_SUBSTRINGS",
     "CONTENT_WORDS",
     "boilerplate_names",
     "classify_names",
+    "is_consent_name",
 ]
 
 BOILERPLATE_SUBSTRINGS = (
@@ -52,6 +56,9 @@ BOILERPLATE_SUBSTRINGS = (
     "compartir", "condividi", "bewertungen", "opiniones", "recensioni",
 )  # fmt: skip
 BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
+# Consent managers' boxes, among the above: dropped even when they hold most of a page's text
+# (pages of legal prose beside a short article; see ``boilerplate``).
+CONSENT_SUBSTRINGS = ("cookie", "consent")
 CONTENT_WORDS = ("article", "body", "column", "content", "main", "entry", "story")
 # Comment threads, in the words sites use in several languages: comment(s), commentaire(s),
 # commento/i (it), kommentar(e) (de, nordic), komentar/komentarz (slavic, id), comentario(s)
@@ -83,6 +90,12 @@ def _at_word_edge(text: str, pos: int) -> bool:
 def boilerplate_names(names: Iterable[str]) -> set[str]:
     """The ``names`` (``"class id"`` strings) that mark a boilerplate box."""
     return classify_names(names)[0]
+
+
+def is_consent_name(name: str) -> bool:
+    """Whether ``name`` (``"class id"``) holds a word of ``CONSENT_SUBSTRINGS``."""
+    lowered = name.lower()
+    return any(word in lowered for word in CONSENT_SUBSTRINGS)
 
 
 def _token_at(text: str, pos: int) -> tuple[int, int]:
