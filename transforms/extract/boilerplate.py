@@ -86,8 +86,8 @@ class BodyElements(NamedTuple):
     """The elements of a body that the cleaning passes look at, by tag, in document order.
 
     One walk of the body sorts them out (``sort_elements``), where a CSS query per pass cost
-    three times as much: Lexbor tests every selector of a list on every element, and the
-    passes' lists hold 36 tag names. Elements that a pass drops stay in the lists, detached:
+    two and a half times as much: Lexbor tests every selector of a list on every element,
+    and the passes' lists hold 36 tag names. Elements that a pass drops stay in the lists, detached:
     Lexbor's removal unlinks every node of the removed subtree, so an element still in the
     tree is one with a parent."""
 
