@@ -22,9 +22,9 @@ block structure), ``markdown`` (the same as Markdown), ``title`` (the headline),
 
 The second opinion (``Extractor._extract``): when the text dropped as hidden, furniture or
 boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
-again and the main block chosen without dropping hidden elements or named boxes; that text is
-taken when its prose not already in the first (``prose_mass``) weighs more than
-``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
+again and the main block chosen without dropping hidden elements or named boxes (consent
+boxes aside); that text is taken when its prose not already in the first (``prose_mass``)
+weighs more than ``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
 in hidden chunks, and sites give the article's box a name that reads as boilerplate; a
 hidden copy of the article, or a hidden tab beside a visible article, is no gain.
 
