@@ -24,9 +24,10 @@ The second opinion (``Extractor._extract``): when the text dropped as hidden, fu
 boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
 again and the main block chosen without dropping hidden elements or named boxes (consent
 boxes aside); that text is taken when its prose not already in the first (``prose_mass``)
-weighs more than ``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps park the article
-in hidden chunks, and sites give the article's box a name that reads as boilerplate; a
-hidden copy of the article, or a hidden tab beside a visible article, is no gain.
+weighs more than ``SECOND_OPINION_GAIN`` times the first's, plus a paragraph. Streaming apps
+park the article in hidden chunks, and sites give the article's box a name that reads as
+boilerplate; a hidden copy of the article, or a hidden tab beside a visible article, is no
+gain.
 
 A block that repeats itself (``repeats_itself``: a carousel of per-region banners, a ticker,
 its distinct sentences under a third of its prose) is set aside and the main block chosen
