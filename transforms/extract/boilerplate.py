@@ -87,13 +87,17 @@ class BodyElements(NamedTuple):
 
     One walk of the body sorts them out (``sort_elements``), where a CSS query per pass cost
     two and a half times as much: Lexbor tests every selector of a list on every element,
-    and the passes' lists hold 36 tag names. Elements that a pass drops stay in the lists, detached:
-    Lexbor's removal unlinks every node of the removed subtree, so an element still in the
-    tree is one with a parent."""
+    and the passes' lists hold 36 tag names. Elements that a pass drops stay in the lists,
+    detached: Lexbor's removal unlinks every node of the removed subtree, so an element still
+    in the tree is one with a parent."""
 
     stripped: list[LexborNode]  # never visible: removed first
     furniture: list[LexborNode]  # furniture tags, and h1 and noscript (looked at by drop_furniture)
     containers: list[LexborNode]  # candidates of drop_boilerplate
+
+    def headline(self) -> LexborNode | None:
+        """The page's first ``<h1>`` still in the tree."""
+        return next((n for n in self.furniture if n.tag_id == _H1 and n.parent is not None), None)
 
 
 # Keyed by Lexbor's tag id (an int read from the node; see layout.mark_blocks): the index of
@@ -104,6 +108,7 @@ _LIST_OF = {
     **{create_tag(tag).tag_id: 2 for tag in _CANDIDATE_TAGS},
 }
 _FURNITURE_IDS = frozenset(tag_id for tag_id, index in _LIST_OF.items() if index == 1)
+_H1 = create_tag("h1").tag_id
 
 
 def sort_elements(body: LexborNode) -> BodyElements:

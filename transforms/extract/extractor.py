@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode, create_tag
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from transforms.decode import decode_text, utf8_form
 from transforms.extract.boilerplate import (
@@ -91,7 +91,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 _INVISIBLE = ", ".join(INVISIBLE_TAGS)
-_H1 = create_tag("h1").tag_id
 
 
 @dataclass(frozen=True)
@@ -254,7 +253,7 @@ def _main_text(
     body_size, comments, removed = drop_boilerplate(body, True, relaxed, elements.containers)
     links = LinkStats(body)
     marked = marked_article_body(body, links)
-    headline = _headline(elements)
+    headline = elements.headline()
     root = _main_block(body, links, marked, body_size, headline)
     text = render(root)
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
@@ -283,11 +282,6 @@ def _main_block(
         root = headline_article(root, headline) or root
     prune_link_lists(root, links)
     return root
-
-
-def _headline(elements: BodyElements) -> LexborNode | None:
-    """The page's first ``<h1>`` still in the tree (detached ones have no parent)."""
-    return next((n for n in elements.furniture if n.tag_id == _H1 and n.parent is not None), None)
 
 
 def _sentences(line: str) -> list[str]:
