@@ -122,6 +122,19 @@ def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
     assert all(p in result.text for p in POST) and result.comments == ""
 
 
+def test_a_thread_laid_out_in_grid_columns_is_set_apart():
+    # CSS grids name every box "column(s)" (Bulma, Foundation): that is layout, not content
+    items = "".join(
+        f'<li class="member column is-12 comment" id="m{i}"><div class="columns is-mobile">'
+        f'<span class="author">Reader {i}</span><p>{COMMENT.format(i=i)}</p></div></li>'
+        for i in range(12)
+    )
+    thread = f'<ul class="comments-list comments-container columns is-multiline">{items}</ul>'
+    result = extract(blog_post(thread))
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
 def test_full_mode_keeps_the_comments_in_the_text():
     result = extract(blog_post(wordpress_comments(12)), mode="full")
     assert result.text.count("canker") == 12 and result.comments == ""

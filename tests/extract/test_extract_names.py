@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from transforms.extract.names import boilerplate_names
+from transforms.extract.names import boilerplate_names, classify_names
 
 
 @pytest.mark.parametrize(
@@ -29,6 +29,11 @@ def test_short_words_count_only_whole_and_plain_names_are_not_boilerplate(name: 
 )
 def test_a_content_word_spares_the_name(name: str) -> None:
     assert boilerplate_names([name]) == set()
+
+
+def test_a_grid_column_class_spares_no_name() -> None:
+    names = ["comments-list columns is-multiline", "column is-3 sidebar"]
+    assert classify_names(names) == (set(names), {names[0]})
 
 
 def test_many_names_are_told_apart_and_words_do_not_run_across_names() -> None:

@@ -59,7 +59,8 @@ BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print"
 # Consent managers' boxes, among the above: dropped even when they hold most of a page's text
 # (pages of legal prose beside a short article; see ``boilerplate``).
 CONSENT_SUBSTRINGS = ("cookie", "consent")
-CONTENT_WORDS = ("article", "body", "column", "content", "main", "entry", "story")
+# ("column" is not one: CSS grids name every box of a page "column(s)", comment threads too)
+CONTENT_WORDS = ("article", "body", "content", "main", "entry", "story")
 # Comment threads, in the words sites use in several languages: comment(s), commentaire(s),
 # commento/i (it), kommentar(e) (de, nordic), komentar/komentarz (slavic, id), comentario(s)
 # (es, pt), reactie(s) (nl), yorum (tr), hozzaszolas (hu), pinglun (zh pinyin), Disqus, and
