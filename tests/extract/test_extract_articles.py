@@ -427,6 +427,46 @@ LEGAL = (
 )
 
 
+def teasers(n: int) -> str:
+    """A list of ``n`` teasers of other stories: a linked headline and an unlinked blurb."""
+    return "".join(
+        f"<div class='teaser'><h2><a href='/story-{i}'>Another story number {i} of the day</a>"
+        f"</h2><p>The blurb of story {i}: {POST[i % 4][:120]}</p></div>"
+        for i in range(n)
+    )
+
+
+def test_an_article_named_as_the_body_wins_over_a_longer_list_of_teasers():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    html = page(
+        f"<div class='single'><h1>Pruning apple trees</h1><div class='entry-content'>"
+        f"{paragraphs}</div><div class='more'>{teasers(8)}</div></div>",
+        title="Pruning apple trees",
+    )
+    assert extract(html).text == "\n\n".join(POST[:3])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div class='entry-content'>{}</div>",  # each post of a listing is named so
+        "<div class='teaser'>{}</div>",  # one named box, but only a blurb of the listing
+    ],
+)
+def test_a_listing_keeps_its_items_beside_a_box_named_as_a_body(box: str):
+    items = "".join(box.format(f"<p>{POST[i % 4]}</p>") for i in range(6))
+    named = "<div class='article-content'><p>Our blog, on all things in the garden.</p></div>"
+    result = extract(page(f"<main>{named}{items}</main>"))
+    assert result.text.count("Paragraph") == 6
+
+
+def test_a_comment_named_as_an_article_body_is_not_taken_for_the_article():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    comment = f"<section class='article-content'><p>{COMMENT.format(i=1)}</p></section>"
+    result = extract(page(f"<article><h1>Apples</h1>{paragraphs}{comment}</article>"))
+    assert all(p in result.text for p in POST)
+
+
 def consent_dialog(paragraphs: int) -> str:
     """A consent manager's dialog: a box with the ARIA role dialog and pages of legal prose."""
     legal = "".join(f"<p>{LEGAL.format(i=i)}</p>" for i in range(paragraphs))

@@ -36,6 +36,18 @@ def test_a_grid_column_class_spares_no_name() -> None:
     assert classify_names(names) == (set(names), {names[0]})
 
 
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [("x article-body", True), ("articleBody", True), ("post__content y", True),
+     ("entry_content", True), ("cuerpo-noticia", True), ("article-body__inner", False),
+     ("article-content__ad-group", False), ("main-article-body-x", False)],
+)  # fmt: skip
+def test_a_body_name_is_a_whole_token(name: str, body: bool) -> None:
+    bodies: set[str] = set()
+    classify_names([name, "nav"], bodies)
+    assert bodies == ({name} if body else set())
+
+
 def test_many_names_are_told_apart_and_words_do_not_run_across_names() -> None:
     names = ["post-body ", "related-posts ", "a", "d x", "ad", "sh", "are-x", "nav", "x"]
     # "a" + "d x" would read "ad" and "sh" + "are-x" "share-" if the names ran together

@@ -196,6 +196,7 @@ def drop_boilerplate(
     main: bool = True,
     relaxed: bool = False,
     containers: list[LexborNode] | None = None,
+    bodies: list[LexborNode] | None = None,
 ) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
@@ -212,7 +213,9 @@ def drop_boilerplate(
 
     ``relaxed`` (the extractor's second opinion) drops only the forms, headers, ARIA
     landmarks and consent boxes: no hidden elements, no other names. ``containers`` are
-    ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out."""
+    ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out.
+    The containers named as an article's body (``names.BODY_NAMES``) are appended to
+    ``bodies`` if given, in document order."""
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
@@ -254,7 +257,12 @@ def drop_boilerplate(
     spared = item_headers | {n.mem_id for n in headers if _heads_a_section(n)}
     if spared:  # (headers are never named: the name test spares most look-ups)
         pending = [(n, name) for n, name in pending if name is not None or n.mem_id not in spared]
-    named, comment_named = classify_names(name for _, name in pending if name is not None)
+    body_named: set[str] | None = set() if bodies is not None else None
+    named, comment_named = classify_names(
+        (name for _, name in pending if name is not None), body_named
+    )
+    if body_named:
+        bodies.extend(node for node, name in pending if name in body_named)
     if relaxed:  # no article's box is named for consent
         named = {name for name in named if is_consent_name(name)}
     # (node, boilerplate-named, comment-named, name). The parts of a comment (its author, date,

@@ -65,6 +65,7 @@ from transforms.extract.scoring import (
     choose_root,
     headline_article,
     marked_article_body,
+    named_body,
     prune_link_lists,
     refine_to_prose,
 )
@@ -250,17 +251,20 @@ def _main_text(
     """The main content's text (``render``), the comment threads' text and the length of the
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
     body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``)."""
-    body_size, comments, removed = drop_boilerplate(body, True, relaxed, elements.containers)
+    bodies: list[LexborNode] = []
+    body_size, comments, removed = drop_boilerplate(
+        body, True, relaxed, elements.containers, bodies
+    )
     links = LinkStats(body)
     marked = marked_article_body(body, links)
     headline = elements.headline()
-    root = _main_block(body, links, marked, body_size, headline)
+    root = _main_block(body, links, marked, body_size, headline, bodies)
     text = render(root)
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.
         root.decompose()
-        other = render(_main_block(body, LinkStats(body), headline=headline))
+        other = render(_main_block(body, LinkStats(body), headline=headline, bodies=bodies))
         if prose_mass(other) > prose_mass(text):
             return other, comments, removed
     return text, comments, removed
@@ -272,14 +276,18 @@ def _main_block(
     marked: LexborNode | None = None,
     body_size: int | None = None,
     headline: LexborNode | None = None,
+    bodies: list[LexborNode] | None = None,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
-    and refined to its prose, or the ``headline``'s article beside a box of other articles
-    (``scoring``); its link lists pruned."""
+    and refined to its prose, or the ``headline``'s article beside a box of other articles, or
+    the one box in it named as the article's body (``bodies``; see ``scoring``); its link lists
+    pruned."""
     root = marked
     if root is None:
         root = refine_to_prose(choose_root(body, links, body_size), links)
         root = headline_article(root, headline) or root
+        if bodies:
+            root = named_body(root, bodies, links) or root
     prune_link_lists(root, links)
     return root
 

@@ -15,6 +15,11 @@
    ``<h1>``), and the headline sits in an ``<article>`` with a paragraph of prose, that
    ``<article>`` is the content: the root lists other articles (related posts, more stories)
    that outweigh a short one.
+   **The box named as the article's body wins over what stands beside it.** When exactly
+   one box inside the root has a class or id such as "article-body" or "entry-content"
+   (``names.BODY_NAMES``), holds a paragraph of prose and ``NAMED_BODY_SHARE`` of the root's
+   weight, it is the content: the rest is a list of teasers with blurbs, or a programme of
+   links, longer than a short article.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
    left, and less than a paragraph or no paragraph of prose) and their links are
@@ -46,6 +51,8 @@ LISTING_LINK_CHARS = 16
 # short their links and whatever intro stands beside them
 LISTED_ITEMS = 5
 OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
+# a box named as the article's body holds this share of the root's weight (or more)
+NAMED_BODY_SHARE = 0.25
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -193,6 +200,35 @@ def headline_article(root: LexborNode, headline: LexborNode | None) -> LexborNod
     if len(root.css("article")) < OTHER_ARTICLES or not holds_prose(article):
         return None
     return article
+
+
+def named_body(root: LexborNode, bodies: list[LexborNode], links: LinkStats) -> LexborNode | None:
+    """The one box inside ``root`` named as an article's body (``bodies``: the body's boxes
+    so named, ``names.BODY_NAMES``, in document order) if it holds a paragraph of prose and
+    ``NAMED_BODY_SHARE`` of the root's weight: the root then holds the article beside
+    something longer that is not (a list of teasers with their blurbs, a programme of links);
+    a comment or a loading placeholder that happens to be so named is less. None when no
+    such box or several (a listing of posts, each named so) are inside ``root``; nested ones
+    count once, as the outermost."""
+    root_id, found = root.mem_id, []
+    for box in bodies:
+        up, steps = box.parent, 0
+        while up is not None and up.mem_id != root_id:
+            if found and up.mem_id == found[-1].mem_id:
+                break  # inside the previous one (document order: an ancestor comes first)
+            up, steps = up.parent, steps + 1
+            if steps > MAX_WALK_DEPTH:
+                raise TooComplex("content nested too deep")
+        if up is not None and up.mem_id == root_id:
+            found.append(box)
+            if len(found) > 1:
+                return None
+    if not found:
+        return None
+    box = found[0]
+    if links.weight(box) >= NAMED_BODY_SHARE * links.weight(root) and holds_prose(box):
+        return box
+    return None
 
 
 def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
