@@ -364,6 +364,36 @@ def test_a_short_hidden_tab_beside_a_visible_article_stays_hidden():
     assert "canker" not in result.text
 
 
+OFFER = (
+    "Subscribe now to read the latest news in your city and across the country, with "
+    "exclusive articles, daily puzzles and the digital replica of the print edition."
+)
+
+
+@pytest.mark.parametrize("hidden", ["hidden", "d-none", "hide", "visually-hidden"])
+def test_a_box_hidden_by_its_class_is_dropped(hidden: str):
+    # a paywall's offers, in the article, shown by a script only to readers over their quota
+    first, rest = ("".join(f"<p>{p}</p>" for p in part) for part in (POST[:2], POST[2:]))
+    offers = f"<div class='sign-in-block {hidden}'>" + f"<p>{OFFER}</p>" * 3 + "</div>"
+    result = extract(page(f"<article>{first}{offers}{rest}</article>"))
+    assert "Subscribe" not in result.text and all(p in result.text for p in POST)
+
+
+@pytest.mark.parametrize(
+    "classes", ["d-none d-md-block", "hidden md:block", "hide show@medium", "hidden-xs"]
+)
+def test_a_box_shown_again_on_wider_screens_is_kept(classes: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    box = f"<div class='{classes}'><p>{OFFER}</p></div>"
+    assert OFFER in extract(page(f"<article>{paragraphs}{box}</article>")).text
+
+
+def test_an_article_hidden_by_its_class_is_kept_when_it_is_the_page():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    result = extract(page(f"<div class='article hidden'>{paragraphs}</div><p>Menu</p>"))
+    assert all(p in result.text for p in POST)
+
+
 def test_a_listing_of_articles_keeps_their_headers():
     # each item is an <article> whose <header> holds its headline and teaser
     items = "".join(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from transforms.extract.names import boilerplate_names, classify_names
+from transforms.extract.names import boilerplate_names, classify_names, hidden_names
 
 
 @pytest.mark.parametrize(
@@ -46,6 +46,13 @@ def test_a_body_name_is_a_whole_token(name: str, body: bool) -> None:
     bodies: set[str] = set()
     classify_names([name, "nav"], bodies)
     assert bodies == ({name} if body else set())
+
+
+def test_hidden_classes_are_whole_tokens_not_shown_again_on_some_screens() -> None:
+    hidden = ["x hidden ", "d-none ", "box hide", "visually-hidden title"]
+    shown = ["hidden-xs ", "overflow-hidden ", "d-none d-lg-block ", "hidden md:flex ",
+             "hide show@medium", "hiddenShelf ", "mw-hide-empty "]  # fmt: skip
+    assert hidden_names(hidden + shown) == set(hidden)
 
 
 def test_many_names_are_told_apart_and_words_do_not_run_across_names() -> None:

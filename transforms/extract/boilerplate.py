@@ -3,19 +3,22 @@
 - Never visible: ``script``, ``style``, ``noscript``, ``template``, ``svg``, ... (all modes);
   nor the readings of ruby annotations (``<rt>``, ``<rp>``): the base text is the text.
 - Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
-- Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``.
+- Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``;
+  containers hidden by a CSS framework's class ("hidden", "d-none", "visually-hidden": a
+  paywall's offers, structured data for search engines; ``names.hidden_names``).
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
   vocabulary and its search are in ``names``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
-text, or if its name also has a content word (article, main, content, ...), since sites put
-such names on page-wide wrappers ("main has-sidebar", "article modal-enabled"). A dialog
-(ARIA role ``dialog``) or a box named for cookies or consent stays only if it holds 90% of
-the text, as a ``<dialog>`` does: consent managers fill one with pages of legal prose beside
-a short article. One holding an ``<h1>`` or an ``<article>`` (an article shown in a modal, a
-page wrapper with a class such as "has-cookie-notice") is guarded like the rest.
+text, or if its name (a hidden class aside) also has a content word (article, main, content,
+...), since sites put such names on page-wide wrappers ("main has-sidebar", "article
+modal-enabled"). A dialog (ARIA role ``dialog``) or a box named for cookies or consent stays
+only if it holds 90% of the text, as a ``<dialog>`` does: consent managers fill one with
+pages of legal prose beside a short article. One holding an ``<h1>`` or an ``<article>`` (an
+article shown in a modal, a page wrapper with a class such as "has-cookie-notice") is guarded
+like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
 when the page has an article (see ``comments``); their text is returned.
@@ -31,7 +34,7 @@ from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
-from transforms.extract.names import classify_names, is_consent_name
+from transforms.extract.names import classify_names, hidden_names, is_consent_name
 from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
@@ -265,6 +268,8 @@ def drop_boilerplate(
         bodies.extend(node for node, name in pending if name in body_named)
     if relaxed:  # no article's box is named for consent
         named = {name for name in named if is_consent_name(name)}
+    else:  # a box hidden by its class goes as a hidden one does (kept if it holds half)
+        named |= hidden_names(name for _, name in pending if name is not None)
     # (node, boilerplate-named, comment-named, name). The parts of a comment (its author, date,
     # text, each named "comment-...") are left out: the comment itself stands for them, and
     # following each one up the tree costs (a page of comments has hundreds).

@@ -11,6 +11,9 @@ holds a word of a generic, multilingual boilerplate vocabulary and no content wo
   ("main has-sidebar", "article modal-enabled");
 - ``CONSENT_SUBSTRINGS`` (cookie, consent), among the boilerplate words, mark consent
   managers' boxes, dropped even when they hold most of the text (see ``boilerplate``).
+- ``HIDDEN_CLASSES`` (hidden, d-none, visually-hidden, ...) as a whole class token mark a box
+  that a stylesheet hides, unless a responsive class shows it again on some screens
+  ("d-none d-md-block", "hidden md:flex"); see ``hidden_names``.
 - ``BODY_NAMES`` ("article-body", "entry-content", ``articleBody``, ...) as a whole class or
   id token mark the box that holds an article's body (see ``scoring.named_body``).
 
@@ -42,8 +45,10 @@ __all__ = [
     "CONSENT_SUBSTRINGS",
     "CONTENT_WORDS",
     "BODY_NAMES",
+    "HIDDEN_CLASSES",
     "boilerplate_names",
     "classify_names",
+    "hidden_names",
     "is_consent_name",
 ]
 
@@ -64,6 +69,12 @@ BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print"
 CONSENT_SUBSTRINGS = ("cookie", "consent")
 # ("column" is not one: CSS grids name every box of a page "column(s)", comment threads too)
 CONTENT_WORDS = ("article", "body", "content", "main", "entry", "story")
+# Classes that hide a box in the common CSS frameworks and themes (Bootstrap, Tailwind,
+# Foundation, WordPress): display:none, or clipped to nothing but for screen readers.
+HIDDEN_CLASSES = frozenset({"hidden", "hide", "d-none", "visually-hidden", "visuallyhidden"})
+# ... unless the box also has a class that shows it on some screens: Tailwind's "md:block",
+# "show@medium", Bootstrap's "d-md-flex"
+_SHOWN_AGAIN = (":", "@", "d-sm-", "d-md-", "d-lg-", "d-xl-", "d-xxl-")
 # The box of an article's body as content management systems and themes name it: a class or
 # id token that is one of these, its words joined by "-", "_", "__" or nothing (article-body,
 # article__body, articleBody). English names are used by sites in every language; a few
@@ -112,6 +123,18 @@ def _at_word_edge(text: str, pos: int) -> bool:
 def boilerplate_names(names: Iterable[str]) -> set[str]:
     """The ``names`` (``"class id"`` strings) that mark a boilerplate box."""
     return classify_names(names)[0]
+
+
+def hidden_names(names: Iterable[str]) -> set[str]:
+    """The ``names`` (``"class id"`` strings) with a token of ``HIDDEN_CLASSES`` and none that
+    shows the box again on some screens (class names are case-sensitive, as in CSS)."""
+    return {
+        name
+        for name in names
+        if ("hid" in name or "d-none" in name)  # (a quick test: most names have neither)
+        and not HIDDEN_CLASSES.isdisjoint(name.split())
+        and not any(mark in name for mark in _SHOWN_AGAIN)
+    }
 
 
 def is_consent_name(name: str) -> bool:
