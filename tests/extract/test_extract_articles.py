@@ -416,6 +416,20 @@ def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
     assert result.text == "\n\n".join(POST)
 
 
+def test_the_main_element_is_the_content_when_no_block_holds_two_thirds():
+    # a short article in <main>, and around it many small unnamed boxes: the site's popups
+    # (a save button's, a newsletter's), each a sentence or two
+    popups = "".join(
+        f"<div><span>Popup {i}</span><p>Only subscribers can save or follow articles: "
+        "start a free trial to read them all.</p></div>"
+        for i in range(6)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    html = page(f"<div><main><h1>Apples</h1>{paragraphs}</main></div>{popups}", title="Apples")
+    result = extract(html)
+    assert result.text == "\n\n".join(POST[:3])
+
+
 def other_articles(n: int) -> str:
     """A box of ``n`` full posts of the same site, each an <article>, under a heading."""
     posts = "".join(

@@ -64,6 +64,7 @@ from transforms.extract.scoring import (
     LinkStats,
     choose_root,
     headline_article,
+    main_landmark,
     marked_article_body,
     named_body,
     prune_link_lists,
@@ -284,7 +285,10 @@ def _main_block(
     pruned."""
     root = marked
     if root is None:
-        root = refine_to_prose(choose_root(body, links, body_size), links)
+        root = choose_root(body, links, body_size)
+        if root.mem_id == body.mem_id:  # no block holds two thirds of the page
+            root = main_landmark(body, links) or root
+        root = refine_to_prose(root, links)
         root = headline_article(root, headline) or root
         if bodies:
             root = named_body(root, bodies, links) or root

@@ -7,7 +7,9 @@
    body's weight: walk down from ``<body>`` into the child holding that majority while there
    is one. Articles end at their body; forums, listings and product pages (many similar
    blocks) end at the blocks' container. Being a majority, the root is unique.
-   An element marked up as the one ``itemprop="articleBody"`` is taken as is.
+   An element marked up as the one ``itemprop="articleBody"`` is taken as is. When no child
+   of the body holds two thirds, the page's one ``<main>`` is the root if it holds more than
+   half (``MAIN_SHARE``): the rest is many small boxes (popups, menus, notices).
 3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
    80% of that prose: teasers, bylines and captions beside the body fall outside.
    **The headline's article wins over other articles.** When the root holds
@@ -42,6 +44,7 @@ from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tr
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
 ROOT_SHARE = 2 / 3  # the root holds at least this share of the body's weight
+MAIN_SHARE = 0.5  # ... or, when no block does, the page's <main> holding more than this share
 LINK_LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "div", "section", "p", "span"})
 LINK_DENSITY_MAX = 0.6  # a box whose text is more than this share of links is a link list
 LISTING_LEFT = 0.2  # link lists are kept when pruning them would leave less than this share
@@ -169,6 +172,17 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
 
 
 PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's prose
+
+
+def main_landmark(body: LexborNode, links: LinkStats) -> LexborNode | None:
+    """The page's one ``<main>`` element if it holds more than ``MAIN_SHARE`` of the body's
+    weight: asked when no block holds two thirds of it (``choose_root`` stopped at the body),
+    as on a page whose popups, menus and notices are many small boxes around a short
+    article."""
+    mains = body.css("main")
+    if len(mains) == 1 and links.weight(mains[0]) > MAIN_SHARE * links.weight(body):
+        return mains[0]
+    return None
 
 
 def headline_article(root: LexborNode, headline: LexborNode | None) -> LexborNode | None:
