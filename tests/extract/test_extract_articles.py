@@ -430,6 +430,45 @@ def test_the_main_element_is_the_content_when_no_block_holds_two_thirds():
     assert result.text == "\n\n".join(POST[:3])
 
 
+LEAD = (
+    "When a gardener prunes in winter, the tree opens up to the light: what to cut, and why, "
+    "in five steps."
+)
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        f"<h2 class='article-summary'>{LEAD}</h2>",  # a heading between headline and body
+        f"<div class='intro'><p>{LEAD}</p></div>",
+        f"<div><p class='lead'>{LEAD}</p></div><div></div>",  # an empty box between
+    ],
+)
+def test_the_lead_set_apart_from_the_body_comes_first(lead: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        f"<div class='site'><nav><a href='/'>Home</a></nav><article><h1>Apples</h1>"
+        f"<div class='meta'>By Ann, 3 March</div>{lead}<div class='text'>{paragraphs}</div>"
+        "</article><aside><a href='/x'>More</a></aside></div>",
+        title="Apples",
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div><h2>Key points</h2><ul><li>{0}</li><li>{0}</li></ul></div>",  # a list, no lead
+        "<p>{0} <a href='/a'>{0}</a></p>",  # mostly links
+        "<p>By Ann Smith and John Doe, with reporting from the gardens of the county</p>",
+    ],
+)
+def test_what_is_no_lead_stays_out(box: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1>{box.format(LEAD)}<div>{paragraphs}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def other_articles(n: int) -> str:
     """A box of ``n`` full posts of the same site, each an <article>, under a heading."""
     posts = "".join(

@@ -64,6 +64,7 @@ from transforms.extract.scoring import (
     LinkStats,
     choose_root,
     headline_article,
+    lead_before,
     main_landmark,
     marked_article_body,
     named_body,
@@ -260,7 +261,10 @@ def _main_text(
     marked = marked_article_body(body, links)
     headline = elements.headline()
     root = _main_block(body, links, marked, body_size, headline, bodies)
+    lead = None if marked is not None else lead_before(root, links, headline)
     text = render(root)
+    if lead is not None:  # the standfirst set apart from the body's box
+        text = f"{render(lead)}\n\n{text}"
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.

@@ -22,6 +22,9 @@
    (``names.BODY_NAMES``), holds a paragraph of prose and ``NAMED_BODY_SHARE`` of the root's
    weight, it is the content: the rest is a list of teasers with blurbs, or a programme of
    links, longer than a short article.
+   **The lead comes first.** A standfirst printed just before the root (an ``<h2>`` or a
+   ``<p class="lead">`` between the headline and the body's box; ``lead_before``) is put
+   before its text, unless the root is the one marked as the article body.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
    left, and less than a paragraph or no paragraph of prose) and their links are
@@ -35,11 +38,12 @@ No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary w
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from selectolax.lexbor import LexborNode
 
-from transforms.extract.prose import PROSE_CHARS, holds_prose
+from transforms.extract.prose import PROSE_CHARS, holds_prose, text_weight
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
 LINK_WEIGHT = 0.2  # a character of link text weighs this much of a character of prose
@@ -172,6 +176,18 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
 
 
 PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's prose
+# The lead (standfirst) before the root: one block of text of this many characters
+# (``text_weight``), ending a sentence, mostly not links, among the root's previous siblings or
+# those of its ancestors up to this many levels.
+LEAD_CHARS = (80, 800)
+LEAD_LINKS = 0.2
+LEAD_LEVELS = 4
+_SENTENCE_END = re.compile(r"[.!?…。！？»\"”“)]$")
+# A lead holds none of these (a box of key points, a list of links, a table of facts) ...
+_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})  # ... though it may be a heading itself
+_NOT_IN_LEAD = frozenset(
+    {"ul", "ol", "li", "dl", "table", "h1", "blockquote", "figure", *_HEADINGS}
+)
 
 
 def main_landmark(body: LexborNode, links: LinkStats) -> LexborNode | None:
@@ -243,6 +259,47 @@ def named_body(root: LexborNode, bodies: list[LexborNode], links: LinkStats) -> 
     if links.weight(box) >= NAMED_BODY_SHARE * links.weight(root) and holds_prose(box):
         return box
     return None
+
+
+def lead_before(
+    root: LexborNode, links: LinkStats, headline: LexborNode | None = None
+) -> LexborNode | None:
+    """The lead printed just before ``root``: its nearest previous sibling with text (or its
+    ancestor's, up to ``LEAD_LEVELS`` levels, when nothing comes before it in its parent), if
+    that is a standfirst: one block of ``LEAD_CHARS`` ending a sentence, under ``LEAD_LINKS``
+    link text, with no list, table, heading or quote inside (a box of key points is no lead),
+    and not the ``headline`` or a block holding an ``<h1>``. News sites set the summary apart
+    from the body's box (an ``<h2>`` or a ``<p class="lead">`` between the headline and the
+    body), where the choice by mass leaves it out."""
+    node = root
+    for _ in range(LEAD_LEVELS):
+        prev = node.prev
+        while prev is not None and not (prev.is_element_node and prev.text(strip=True)):
+            if prev.is_text_node and not prev.is_empty_text_node and prev.text(strip=True):
+                return None  # loose text before the root: no block of its own
+            prev = prev.prev
+        if prev is not None:
+            return prev if _is_lead(prev, links, headline) else None
+        node = node.parent
+        if node is None or node.tag == "body":
+            return None
+    return None
+
+
+def _is_lead(node: LexborNode, links: LinkStats, headline: LexborNode | None) -> bool:
+    """Whether ``node`` reads as a lead (see ``lead_before``)."""
+    if node.tag in _NOT_IN_LEAD - _HEADINGS or node.tag == "h1":
+        return False
+    text = node.text(strip=True)
+    if not LEAD_CHARS[0] <= text_weight(text) <= LEAD_CHARS[1] or not _SENTENCE_END.search(text):
+        return False
+    if links.link_chars.get(node.mem_id, 0) > LEAD_LINKS * len(text):
+        return False
+    if headline is not None and headline.mem_id == node.mem_id:
+        return False
+    inside = node.traverse()
+    next(inside)  # the node itself
+    return not any(element.tag in _NOT_IN_LEAD for element in inside)
 
 
 def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
