@@ -469,6 +469,42 @@ def test_what_is_no_lead_stays_out(box: str):
     assert extract(html).text == "\n\n".join(POST)
 
 
+def story(title: str, paragraphs: list[str]) -> str:
+    """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
+    text = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return f"<article><header><h1>{title}</h1><div>By Ann</div></header>{text}</article>"
+
+
+def test_the_headlines_article_with_most_of_the_prose_wins_over_teasers_beside_it():
+    # teasers of other stories with a kicker, a byline and a blurb: more than a third of the
+    # weight, under a third of the prose
+    items = "".join(
+        f"<div class='item'><span>Kicker of another story {i}</span>"
+        f"<a href='/s{i}'>Another story number {i} of the day</a><div>By Bob, 3 March</div>"
+        f"<p>The blurb of story {i}: {POST[i][:120]}</p></div>"
+        for i in range(4)
+    )
+    paragraphs = POST + [p.replace("apple", "plum") for p in POST[:2]]
+    html = page(f"<div class='page'>{story('Apples', paragraphs)}{items}</div>", title="Apples")
+    assert extract(html).text == "\n\n".join(paragraphs)
+
+
+def test_the_next_story_of_an_endless_scroll_is_left_out():
+    longer = [p.replace("apple", "pear") for p in POST + POST]
+    html = page(
+        f"<main>{story('Pruning apple trees', POST[:2])}<div class='next'>"
+        f"{story('Pears in the city', longer)}</div></main>",
+        title="Pruning apple trees | The Garden Times",
+    )
+    assert extract(html).text == "\n\n".join(POST[:2])
+
+
+def test_a_blog_page_of_whole_posts_keeps_them_all():
+    posts = "".join(story(f"Post {i}", POST[:2]) for i in range(3))
+    result = extract(page(f"<main>{posts}</main>", title="The Garden Times"))
+    assert result.text.count(POST[0]) == 3
+
+
 def other_articles(n: int) -> str:
     """A box of ``n`` full posts of the same site, each an <article>, under a heading."""
     posts = "".join(

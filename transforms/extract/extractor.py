@@ -62,8 +62,10 @@ from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
     LinkStats,
+    article_within,
     choose_root,
     headline_article,
+    headline_articles,
     lead_before,
     main_landmark,
     marked_article_body,
@@ -71,7 +73,7 @@ from transforms.extract.scoring import (
     prune_link_lists,
     refine_to_prose,
 )
-from transforms.extract.title import find_title, read_head
+from transforms.extract.title import find_title, read_head, similar
 from transforms.extract.tree import TooComplex, size
 
 MODES = ("main", "full")
@@ -175,7 +177,8 @@ class Extractor:
         trees = [tree]
         comments = ""
         try:
-            body_text, comments = self._extract(trees, source, h1s, url)
+            page_title = find_title(html_title, metas, [], url)  # <title> or og:title
+            body_text, comments = self._extract(trees, source, h1s, url, page_title)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -190,11 +193,17 @@ class Extractor:
         )
 
     def _extract(
-        self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str], url: str | None
+        self,
+        trees: list[LexborHTMLParser],
+        source: bytes,
+        h1s: list[str],
+        url: str | None,
+        page_title: str = "",
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
         (collecting its first ``<h1>`` texts into ``h1s``); a re-parsed tree (of ``source``,
-        what was parsed) is appended to ``trees``."""
+        what was parsed) is appended to ``trees``. ``page_title``: the ``<title>`` or
+        ``og:title`` without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
         elements = sort_elements(body)
@@ -209,7 +218,7 @@ class Extractor:
             drop_boilerplate(body, main, containers=elements.containers)
             return self._render(body, url), ""
         render = functools.partial(self._render, url=url)
-        text, comments, removed = _main_text(body, render, elements)
+        text, comments, removed = _main_text(body, render, elements, page_title=page_title)
         if dropped + removed > SECOND_OPINION_DROPPED * len(text):
             # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
             # Without those cuts, is there clearly more prose? (streamed apps park the article
@@ -217,7 +226,9 @@ class Extractor:
             body = self._reparse(trees, source, noscript)
             elements = sort_elements(body)
             drop_furniture(body, [], main, keep_hidden=True, elements=elements)
-            other, other_comments, _ = _main_text(body, render, elements, relaxed=True)
+            other, other_comments, _ = _main_text(
+                body, render, elements, relaxed=True, page_title=page_title
+            )
             if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
                 return other, other_comments
         return text, comments
@@ -249,10 +260,16 @@ def _main_text(
     render: Callable[[LexborNode], str],
     elements: BodyElements,
     relaxed: bool = False,
+    page_title: str = "",
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
-    body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``)."""
+    body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``; ``page_title``: see
+    ``Extractor._extract``)."""
+    # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
+    h1s = [node for node in elements.furniture if node.tag == "h1" and node.parent is not None]
+    articles = headline_articles(h1s)
+    titled = bool(h1s) and similar(_words(h1s[0]), page_title)
     bodies: list[LexborNode] = []
     body_size, comments, removed = drop_boilerplate(
         body, True, relaxed, elements.containers, bodies
@@ -260,7 +277,7 @@ def _main_text(
     links = LinkStats(body)
     marked = marked_article_body(body, links)
     headline = elements.headline()
-    root = _main_block(body, links, marked, body_size, headline, bodies)
+    root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
     lead = None if marked is not None else lead_before(root, links, headline)
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
@@ -282,10 +299,13 @@ def _main_block(
     body_size: int | None = None,
     headline: LexborNode | None = None,
     bodies: list[LexborNode] | None = None,
+    articles: list[LexborNode] | None = None,
+    titled: bool = False,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
     and refined to its prose, or the ``headline``'s article beside a box of other articles, or
-    the one box in it named as the article's body (``bodies``; see ``scoring``); its link lists
+    the headline's article inside it (``articles``, ``titled``: ``scoring.article_within``), or the
+    one box in it named as the article's body (``bodies``; see ``scoring``); its link lists
     pruned."""
     root = marked
     if root is None:
@@ -293,11 +313,20 @@ def _main_block(
         if root.mem_id == body.mem_id:  # no block holds two thirds of the page
             root = main_landmark(body, links) or root
         root = refine_to_prose(root, links)
-        root = headline_article(root, headline) or root
+        root = (
+            headline_article(root, headline)
+            or article_within(root, articles or [], links, titled)
+            or root
+        )
         if bodies:
             root = named_body(root, bodies, links) or root
     prune_link_lists(root, links)
     return root
+
+
+def _words(node: LexborNode) -> str:
+    """The text of ``node`` with its words spaced (``<h1>A <span>B</span></h1>``: "A B")."""
+    return " ".join(node.text(separator=" ").split())
 
 
 def _sentences(line: str) -> list[str]:

@@ -17,6 +17,10 @@
    ``<h1>``), and the headline sits in an ``<article>`` with a paragraph of prose, that
    ``<article>`` is the content: the root lists other articles (related posts, more stories)
    that outweigh a short one.
+   **The headline's article wins inside the root** when it holds two thirds of its prose
+   (``HEADLINE_PROSE_SHARE``; teasers and lists of other stories beside a short article), or
+   when its headline is the page's title and another ``<article>`` with an ``<h1>`` of its
+   own stands beside it (the next story of an endless scroll).
    **The box named as the article's body wins over what stands beside it.** When exactly
    one box inside the root has a class or id such as "article-body" or "entry-content"
    (``names.BODY_NAMES``), holds a paragraph of prose and ``NAMED_BODY_SHARE`` of the root's
@@ -60,6 +64,8 @@ LISTED_ITEMS = 5
 OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
 # a box named as the article's body holds this share of the root's weight (or more)
 NAMED_BODY_SHARE = 0.25
+# the headline's <article>, inside the root, holding this share of the root's prose is the article
+HEADLINE_PROSE_SHARE = 2 / 3
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -188,6 +194,86 @@ _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})  # ... though it may be a 
 _NOT_IN_LEAD = frozenset(
     {"ul", "ol", "li", "dl", "table", "h1", "blockquote", "figure", *_HEADINGS}
 )
+
+
+def headline_articles(h1s: list[LexborNode]) -> list[LexborNode]:
+    """The ``<article>`` around each of the page's ``<h1>`` elements that has one, in their order,
+    each once: the first, if around the first ``<h1>``, is the headline's."""
+    found: dict[int, LexborNode] = {}
+    for h1 in h1s:
+        up, steps = h1.parent, 0
+        while up is not None and up.tag != "article":
+            up, steps = up.parent, steps + 1
+            if steps > MAX_WALK_DEPTH:
+                raise TooComplex("headline nested too deep")
+        if up is not None:
+            found.setdefault(up.mem_id, up)
+        elif not found:
+            return []  # the first <h1> is in no article
+    return list(found.values())
+
+
+def article_within(
+    root: LexborNode, articles: list[LexborNode], links: LinkStats, titled: bool
+) -> LexborNode | None:
+    """The headline's article (the first of ``articles``, from ``headline_articles`` before the
+    boilerplate was dropped: the ``<header>`` holding an ``<h1>`` may go with it) when it is
+    inside ``root`` with a paragraph of prose, and either holds ``HEADLINE_PROSE_SHARE`` of the
+    root's prose (``_paragraph_prose``; the rest is teasers and lists of other stories), or is
+    ``titled`` (its headline is the page's title) beside another of ``articles`` in the root
+    (an ``<article>`` with an ``<h1>`` of its own): the next story of an endless scroll,
+    longer than this one. The headline's article is also taken when it is ``titled`` and
+    the root is in, or is, such another story."""
+    if not articles:
+        return None
+    article = articles[0]
+    if article.parent is None or article.mem_id == root.mem_id:
+        return None
+    around, up = set(), article.parent  # the ids from the article's parent up to the root
+    while up is not None and up.mem_id != root.mem_id:
+        around.add(up.mem_id)
+        up = up.parent
+        if len(around) > MAX_WALK_DEPTH:
+            raise TooComplex("headline nested too deep")
+    if not holds_prose(article):
+        return None
+    if up is None:  # the root is elsewhere: in the next story, when the headline is the title
+        return (
+            article
+            if titled
+            and any(
+                other.parent is not None and (other.mem_id == root.mem_id or _inside(root, other))
+                for other in articles[1:]
+            )
+            else None
+        )
+    prose = _paragraph_prose(root, links)
+    if prose and _paragraph_prose(article, links) >= HEADLINE_PROSE_SHARE * prose:
+        return article
+    if titled and any(
+        other.parent is not None
+        and other.mem_id not in around
+        and _inside(other, root)
+        and not _inside(other, article)
+        for other in articles[1:]
+    ):
+        return article
+    return None
+
+
+def _inside(node: LexborNode, box: LexborNode) -> bool:
+    """Whether ``node`` is inside ``box``."""
+    up, steps = node.parent, 0
+    while up is not None and up.mem_id != box.mem_id:
+        up, steps = up.parent, steps + 1
+        if steps > MAX_WALK_DEPTH:
+            raise TooComplex("content nested too deep")
+    return up is not None
+
+
+def _paragraph_prose(node: LexborNode, links: LinkStats) -> float:
+    """The length of the text of the ``<p>`` elements in ``node``, their link text left out."""
+    return sum(links.size(p) - links.link_chars.get(p.mem_id, 0) for p in node.css("p"))
 
 
 def main_landmark(body: LexborNode, links: LinkStats) -> LexborNode | None:

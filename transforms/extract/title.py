@@ -71,7 +71,7 @@ def _strip(title: str, site: _Site) -> str:
     return kept[0] if kept else parts[0]
 
 
-def _similar(a: str, b: str) -> bool:
+def similar(a: str, b: str) -> bool:
     """Most words of each are in the other."""
     return _contained(a, b) >= 0.8 and _contained(b, a) >= 0.6
 
@@ -101,7 +101,7 @@ def find_title(
     titles = [t for t in (og_title, html_title) if t]
     candidates = titles + [part for t in titles for part in split_title(t)]
     for h1 in h1s:
-        if any(_similar(h1, c) for c in candidates):
+        if any(similar(h1, c) for c in candidates):
             return h1
     for t in titles:
         headline = _strip(t, site)
