@@ -73,7 +73,13 @@ from transforms.extract.scoring import (
     prune_link_lists,
     refine_to_prose,
 )
-from transforms.extract.title import find_title, read_head, similar
+from transforms.extract.title import (
+    find_title,
+    json_ld_headline,
+    json_ld_texts,
+    read_head,
+    similar,
+)
 from transforms.extract.tree import TooComplex, size
 
 MODES = ("main", "full")
@@ -106,13 +112,15 @@ class Extracted:
     comments: str = ""  # main mode: the comment thread set apart from the article, if any
 
 
-def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
+def drop_leading_title(text: str, title: str, output_format: str = "text", h1: str = "") -> str:
     """The headline is the title; do not repeat it as the first line of the text (in Markdown,
-    the first line read as plain text)."""
+    the first line read as plain text), nor the page's first ``<h1>`` (``h1``), which may be
+    worded apart from the title taken from JSON-LD."""
     first, sep, rest = text.partition("\n")
     if output_format == "markdown":
         first = strip_title_line(first)
-    if title and first.strip() == title:
+    first = first.strip()
+    if first and first in (title, " ".join(h1.split())):
         return rest.lstrip("\n")
     return text
 
@@ -171,23 +179,28 @@ class Extractor:
         tree = LexborHTMLParser(source)
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
+        # JSON-LD scripts: the head's here, the body's as the body is sorted out (_extract)
+        ld_texts = json_ld_texts(tree.head.css("script") if tree.head is not None else ())
         if tree.body is None:
-            title = repair_text(find_title(html_title, metas, [], url))
+            headline = json_ld_headline(ld_texts)
+            title = repair_text(find_title(html_title, metas, [], url, headline))
             return Extracted(title, "", truncated)
         trees = [tree]
         comments = ""
         try:
             page_title = find_title(html_title, metas, [], url)  # <title> or og:title
-            body_text, comments = self._extract(trees, source, h1s, url, page_title)
+            body_text, comments = self._extract(trees, source, h1s, url, page_title, ld_texts)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
                 node.decompose()
             body_text = layout(body)
             truncated = True
-        title = find_title(html_title, metas, h1s, url)
+        shown = find_title(html_title, metas, h1s, url)  # from the <h1> and <title>
+        headline = json_ld_headline(ld_texts)
+        title = find_title(html_title, metas, h1s, url, headline) if headline else shown
         if self.mode == "main":
-            body_text = drop_leading_title(body_text, title, self.output_format)
+            body_text = drop_leading_title(body_text, title, self.output_format, shown)
         return Extracted(
             repair_text(title), repair_text(body_text), truncated, repair_text(comments)
         )
@@ -199,14 +212,18 @@ class Extractor:
         h1s: list[str],
         url: str | None,
         page_title: str = "",
+        ld_texts: list[str] | None = None,
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
-        (collecting its first ``<h1>`` texts into ``h1s``); a re-parsed tree (of ``source``,
-        what was parsed) is appended to ``trees``. ``page_title``: the ``<title>`` or
-        ``og:title`` without the site's name."""
+        (collecting its first ``<h1>`` texts into ``h1s``, and the texts of its JSON-LD
+        scripts with a headline into ``ld_texts``); a re-parsed tree (of ``source``, what was
+        parsed) is appended to ``trees``. ``page_title``: the ``<title>`` or ``og:title``
+        without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
         elements = sort_elements(body)
+        if ld_texts is not None:  # (read before the scripts go)
+            ld_texts.extend(json_ld_texts(elements.stripped))
         noscript_chars, dropped = drop_furniture(body, h1s, main, elements=elements)
         noscript = bool(noscript_chars) and noscript_chars > size(body)
         if noscript:  # the page is rendered for crawlers inside <noscript> only: use that copy
