@@ -394,6 +394,17 @@ def test_an_article_hidden_by_its_class_is_kept_when_it_is_the_page():
     assert all(p in result.text for p in POST)
 
 
+def test_the_tooltips_of_an_articles_buttons_are_dropped():
+    # each button's tooltip says, in a sentence, that the feature needs an account
+    tip = "<div class='container'><p>記事に『リアクション』ができます。ご利用には会員登録が必要です。</p></div>"
+    buttons = "".join(
+        f"<div class='wrp js-tooltip'><button>{i}</button>{tip}</div>" for i in range(4)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    result = extract(page(f"<main><article>{buttons}{paragraphs}</article></main>"))
+    assert result.text == "\n\n".join(POST)
+
+
 def test_a_listing_of_articles_keeps_their_headers():
     # each item is an <article> whose <header> holds its headline and teaser
     items = "".join(

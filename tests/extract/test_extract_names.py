@@ -10,7 +10,8 @@ from transforms.extract.names import boilerplate_names, classify_names, hidden_n
 @pytest.mark.parametrize(
     "name",
     ["site-footer ", "commentlist ", " cookie-banner", "Share-Buttons ", "ad-slot ", "x nav",
-     "top_ads ", "menu ", "werbung-rechts ", "col-4 SIDEBAR"],
+     "top_ads ", "menu ", "werbung-rechts ", "col-4 SIDEBAR", "wrp js-tooltip",
+     "popover"],
 )  # fmt: skip
 def test_boilerplate_words_mark_a_name(name: str) -> None:
     assert boilerplate_names([name]) == {name}
@@ -18,7 +19,17 @@ def test_boilerplate_words_mark_a_name(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["header ", "canvas ", "shadow load ", "navy ", "menus-x ", "", " ", "reading-time "],
+    [
+        "header ",
+        "canvas ",
+        "shadow load ",
+        "navy ",
+        "menus-x ",
+        "",
+        " ",
+        "reading-time ",
+        "relative group/tooltip",
+    ],
 )
 def test_short_words_count_only_whole_and_plain_names_are_not_boilerplate(name: str) -> None:
     assert boilerplate_names([name]) == set()

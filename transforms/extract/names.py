@@ -63,7 +63,9 @@ BOILERPLATE_SUBSTRINGS = (
     "commentaires", "comentarios", "commenti", "komentar", "verwandt", "teilen", "partage",
     "compartir", "condividi", "bewertungen", "opiniones", "recensioni",
 )  # fmt: skip
-BOILERPLATE_WORDS = ("ad", "ads", "nav", "menu", "share", "tags", "pub", "print")
+BOILERPLATE_WORDS = (
+    "ad", "ads", "nav", "menu", "share", "tags", "pub", "print", "tooltip", "popover",
+)  # fmt: skip
 # Consent managers' boxes, among the above: dropped even when they hold most of a page's text
 # (pages of legal prose beside a short article; see ``boilerplate``).
 CONSENT_SUBSTRINGS = ("cookie", "consent")
