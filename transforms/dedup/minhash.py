@@ -1,0 +1,169 @@
+"""MinHash signatures over word 5-grams, LSH bands, and the S-curve they make. No Beam here.
+
+**Shingles.** A text's words are ``transforms.signals.words``' (NFKC, lower case, ``\\w+`` runs,
+one word per character in the scripts written without spaces, so that Chinese or Thai shingles
+are 5-grams of characters); its shingles are the set of its word 5-grams, or the one run of all
+its words when it has fewer than five. Each word is hashed once with XXH3-64; a shingle's hash
+is a polynomial of its words' hashes modulo 2**64 (numpy, over the whole text at once), whose
+top 32 bits are kept.
+
+**Signature.** ``NUM_PERM`` hash functions h_j(x) = ((a_j x + b_j) mod 2**64) >> 32, a family
+that is strongly universal for 32-bit keys (multiply-add-shift, Dietzfelbinger 1996), with a_j
+and b_j drawn by SplitMix64 from ``seed``: the same on every machine, numpy version and run.
+The signature is each h_j's minimum over the shingles: two texts agree on h_j with probability
+their Jaccard similarity J. Numpy computes it for 4,096 shingles at a time (memory bounded by
+``NUM_PERM`` x 4,096 words however long the text).
+
+**LSH and verification.** The signature is cut into ``bands`` of ``rows`` values; two texts
+that agree on a whole band are candidates. A candidate pair is kept as a near duplicate when
+its signatures agree on at least ``threshold`` of the values (the estimated Jaccard). For that
+comparison a signature travels as the low 16 bits of each value (``compact``: half the bytes to
+shuffle; two different minima then look equal with probability 2**-16, a bias of at most 1.5e-5
+on the estimate). ``edge_probability`` gives the resulting S-curve exactly (a dynamic programme
+over the bands, each value agreeing with probability J): the README prints it.
+
+The defaults, 20 bands of 6 (120 hashes) and a threshold of 0.72, make pairs of Jaccard 0.8
+near duplicates 98% of the time and pairs of 0.6 0.3% of the time (FineWeb's 14 bands of 8,
+without a threshold, finds 92% of pairs at 0.8 and 21% at 0.6).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import xxhash
+
+__all__ = [
+    "SHINGLE_WORDS",
+    "MinHashParams",
+    "band_keys",
+    "candidate_probability",
+    "compact",
+    "edge_probability",
+    "shingle_hashes",
+    "signature",
+    "similarity",
+]
+
+SHINGLE_WORDS = 5
+_CHUNK = 4096  # shingles hashed at a time
+_MASK64 = (1 << 64) - 1
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd: a shingle's words, in order, into 64 bits
+
+
+@dataclass(frozen=True)
+class MinHashParams:
+    """The near-duplicate test: ``bands`` x ``rows`` values, kept above ``threshold``."""
+
+    bands: int = 20
+    rows: int = 6
+    threshold: float = 0.72
+    seed: int = 42
+
+    @property
+    def num_perm(self) -> int:
+        return self.bands * self.rows
+
+
+def _splitmix64(state: int, count: int) -> list[int]:
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+@functools.cache
+def _coefficients(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    values = _splitmix64(seed, 2 * num_perm)
+    a = np.array([v | 1 for v in values[:num_perm]], np.uint64)[:, None]
+    b = np.array(values[num_perm:], np.uint64)[:, None]
+    return a, b
+
+
+def shingle_hashes(words: list[str], size: int = SHINGLE_WORDS) -> np.ndarray:
+    """The distinct 32-bit hashes (uint64 array) of the word ``size``-grams of ``words``."""
+    if not words:
+        return np.zeros(0, np.uint64)
+    table: dict[str, int] = {}
+    for word in words:
+        if word not in table:
+            table[word] = xxhash.xxh3_64_intdigest(word.encode("utf-8", "surrogatepass"))
+    hashes = np.fromiter(map(table.__getitem__, words), np.uint64, len(words))
+    span = min(size, len(hashes))
+    count = len(hashes) - span + 1
+    combined = np.full(count, np.uint64(span), np.uint64)  # the length tells short texts apart
+    with np.errstate(over="ignore"):
+        for k in range(span):
+            combined = combined * _MULTIPLIER + hashes[k : k + count]
+        combined = combined * _MULTIPLIER
+    return np.unique(combined >> np.uint64(32))
+
+
+def signature(words: list[str], params: MinHashParams) -> np.ndarray | None:
+    """The ``params.num_perm`` minimum hashes (uint32) of ``words``' shingles; None without
+    words."""
+    shingles = shingle_hashes(words)
+    if shingles.size == 0:
+        return None
+    a, b = _coefficients(params.num_perm, params.seed)
+    lowest = np.full(params.num_perm, np.iinfo(np.uint64).max, np.uint64)
+    with np.errstate(over="ignore"):
+        for start in range(0, shingles.size, _CHUNK):
+            values = (a * shingles[None, start : start + _CHUNK] + b) >> np.uint64(32)
+            np.minimum(lowest, values.min(axis=1), out=lowest)
+    return lowest.astype(np.uint32)
+
+
+def band_keys(sig: np.ndarray, params: MinHashParams) -> list[int]:
+    """One 63-bit key per band: equal keys, equal bands (up to a 2**-63 chance)."""
+    raw = sig.astype("<u4").tobytes()
+    width = 4 * params.rows
+    return [
+        xxhash.xxh3_64_intdigest(raw[i * width : (i + 1) * width], seed=i) >> 1
+        for i in range(params.bands)
+    ]
+
+
+def compact(sig: np.ndarray) -> bytes:
+    """The signature as compared and shuffled: the low 16 bits of each value."""
+    return sig.astype("<u2").tobytes()
+
+
+def similarity(a: bytes | np.ndarray, b: bytes | np.ndarray) -> float:
+    """The estimated Jaccard similarity of two signatures (both full, or both ``compact``):
+    the share of equal values."""
+    if isinstance(a, bytes):
+        a = np.frombuffer(a, "<u2")
+    if isinstance(b, bytes):
+        b = np.frombuffer(b, "<u2")
+    return float(np.count_nonzero(a == b)) / len(a)
+
+
+def candidate_probability(jaccard: float, params: MinHashParams) -> float:
+    """The chance that two texts of this Jaccard similarity share a band: 1 - (1 - J^r)^b."""
+    return 1.0 - (1.0 - jaccard**params.rows) ** params.bands
+
+
+def edge_probability(jaccard: float, params: MinHashParams) -> float:
+    """The chance that two texts of this Jaccard similarity are found as near duplicates:
+    they share a band and agree on at least ``threshold`` of the values."""
+    need = math.ceil(params.threshold * params.num_perm - 1e-9)
+    r = params.rows
+    band = [math.comb(r, m) * jaccard**m * (1 - jaccard) ** (r - m) for m in range(r + 1)]
+    # state: (values agreeing so far, whether a whole band has agreed) -> probability
+    states = {(0, False): 1.0}
+    for _ in range(params.bands):
+        nxt: dict[tuple[int, bool], float] = {}
+        for (agree, full), p in states.items():
+            for m, q in enumerate(band):
+                key = (agree + m, full or m == r)
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        states = nxt
+    return sum(p for (agree, full), p in states.items() if full and agree >= need)
