@@ -132,7 +132,7 @@ def planted_corpus(
             )
         )
 
-    for family in range(originals):
+    for _ in range(originals):
         original = writer.text(mean_words)
         add(original, len(docs), "original")
         root = len(docs) - 1

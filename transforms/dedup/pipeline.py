@@ -232,9 +232,9 @@ class FindDuplicates(beam.PTransform):
     ``output.DUPLICATE_SCHEMA``, a row per document dropped), ``dropped_ids`` and ``events``
     (the counts the summary folds: documents, empty, clusters, dropped, shuffled bytes)."""
 
-    def __init__(self, params: MinHashParams = MinHashParams(), rounds: int = 4):
+    def __init__(self, params: MinHashParams | None = None, rounds: int = 4):
         super().__init__()
-        self._params = params
+        self._params = params or MinHashParams()
         self._rounds = rounds
 
     def _measured(self, pcoll, stage: str):
