@@ -26,7 +26,15 @@ from dataclasses import dataclass
 
 from transforms.signals import words as split
 
-__all__ = ["Planted", "Scores", "jaccard_pairs", "planted_corpus", "score", "shingles"]
+__all__ = [
+    "Planted",
+    "Scores",
+    "jaccard_pairs",
+    "planted_corpus",
+    "score",
+    "shingles",
+    "write_parquet",
+]
 
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -224,3 +232,44 @@ def score(docs: list[Planted], hashes: list[str], rows: list[dict]) -> Scores:
         exact_pairs=len(exact),
         exact_found=sum(cluster[i] == cluster[j] for i, j in exact),
     )
+
+
+def write_parquet(docs: list[Planted], folder: str, *, per_file: int = 500) -> list[str]:
+    """The documents as the cleaning job's rows (``ROW_SCHEMA``, ``text_hash`` filled), in
+    files of ``per_file`` rows under ``folder``; their paths."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from transforms.rows import ROW_SCHEMA
+    from transforms.signals import row_signals
+
+    os.makedirs(folder, exist_ok=True)
+    empty = dict.fromkeys(ROW_SCHEMA.names)
+    rows = [
+        {
+            **empty,
+            "url": doc.url,
+            "title": "",
+            "text": doc.text,
+            "source_file": f"crawl-{i // 1000:04d}.warc.gz",
+            "record_id": f"<urn:uuid:{i:08d}>",
+            "record_offset": i,
+            "warc_date": doc.warc_date,
+            "http_status": 200,
+            "truncated": False,
+            "language": doc.language,
+            "language_score": 0.9,
+            "comments": "",
+            **row_signals(doc.text, doc.language, quality=False),
+        }
+        for i, doc in enumerate(docs)
+    ]
+    paths = []
+    for start in range(0, len(rows), per_file):
+        path = os.path.join(folder, f"part-{start // per_file:05d}.parquet")
+        table = pa.Table.from_pylist(rows[start : start + per_file], schema=ROW_SCHEMA)
+        pq.write_table(table, path, compression="zstd")
+        paths.append(path)
+    return paths
