@@ -105,6 +105,13 @@ def _parser() -> argparse.ArgumentParser:
         help="MinHash values per band (bands x rows hashes in all).",
     )  # fmt: skip
     parser.add_argument(
+        "--hashes",
+        type=_bounded(int, 16, 1024),
+        default=_DEFAULTS.hashes,
+        help="MinHash values per document: the first bands x rows make the bands, all of "
+        "them estimate the similarity of a candidate pair.",
+    )
+    parser.add_argument(
         "--threshold",
         type=_bounded(float, 0.0, 1.0),
         default=_DEFAULTS.threshold,
@@ -127,6 +134,9 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     check_flags(rest)
     if not own.input or not own.output:
         raise UsageError("--input (one or more) and --output are required")
+    if own.bands * own.rows > own.hashes:
+        raise UsageError(f"--bands {own.bands} of --rows {own.rows} need --hashes of at least "
+                         f"{own.bands * own.rows}")  # fmt: skip
     return own, rest
 
 
@@ -165,7 +175,7 @@ def check_output(output: str, inputs: Sequence[str]) -> None:
 def build_pipeline(pipeline: beam.Pipeline, own: argparse.Namespace, plan) -> None:
     """Add the job's steps to ``pipeline``: read, find duplicates, write, summarise."""
     files, groups, schema = plan
-    params = MinHashParams(own.bands, own.rows, own.threshold)
+    params = MinHashParams(own.bands, own.rows, own.threshold, own.hashes)
     paths = output_paths(own.output)
     documents = (
         pipeline

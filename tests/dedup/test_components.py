@@ -21,7 +21,7 @@ def reference(edges) -> list[tuple[int, int]]:
 
 
 def chain(ids: list[int]) -> list[tuple[int, int]]:
-    return list(zip(ids, ids[1:]))
+    return list(zip(ids, ids[1:], strict=False))
 
 
 def run(edges, rounds: int, tmp_path) -> int:
