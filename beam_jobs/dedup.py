@@ -50,7 +50,7 @@ _LOG = logging.getLogger("dedup")
 
 __all__ = ["DEFAULT_ROUNDS", "build_pipeline", "format_summary", "parse_args", "run"]
 
-DEFAULT_ROUNDS = 4
+DEFAULT_ROUNDS = 6
 _DEFAULTS = MinHashParams()
 
 

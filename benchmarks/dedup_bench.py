@@ -4,7 +4,8 @@ A generated corpus of at least 100,000 rows with planted duplicates (``dedup_cor
 of the texts with 1 to 4 copies, exact or edited, reordered, with boilerplate), written once
 as the cleaning job's Parquet under ``bench/dedup/`` (cached), is deduplicated by
 ``python -m beam_jobs.dedup`` with 1 and 2 SDK worker processes (FnApiRunner,
-multi_processing). For each run: wall time, CPU time of the whole process tree, documents per
+multi_processing). For each run: wall time, CPU time of the whole process tree (sampled, as
+``bench_job`` does), documents per
 second and per CPU-second, what was dropped, and the bytes shuffled per document, stage by
 stage (from the job's own summary: the encoded size of every ``GroupByKey``'s input). Both runs
 must write the same duplicates. Writes ``bench/dedup/results.json`` and prints the table.
@@ -20,6 +21,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.bench_job import _TreeSampler
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "dedup"
@@ -49,13 +52,22 @@ def _run(corpus: Path, workers: int) -> dict:
     print(f"  dedup, {workers} worker(s) ...", flush=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    sampler = _TreeSampler(proc.pid)  # the SDK workers are not all waited for: sample them
+    sampler.start()
+    log, _ = proc.communicate()
     seconds = time.perf_counter() - started
+    sampler.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"dedup failed:\n{done.stderr[-3000:]}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"dedup failed:\n{log[-3000:]}")
     summary = json.loads((out / "_SUMMARY.json").read_text())
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = max(
+        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        sum(sampler.cpu.values()),
+    )
     return {"workers": workers, "seconds": seconds, "cpu_seconds": cpu, "summary": summary}
 
 

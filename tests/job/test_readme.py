@@ -64,3 +64,20 @@ def test_readme_column_and_signal_tables_are_the_row_schema():
 
 def test_readme_gopher_query_is_the_codes():
     assert gopher_sql() in README.read_text()
+
+
+def test_readme_dedup_section_is_the_codes():
+    from beam_jobs.dedup import _parser
+    from transforms.dedup import DUPLICATE_SCHEMA, MinHashParams
+    from transforms.dedup.minhash import s_curve_table
+
+    text = README.read_text()
+    section = text.split("## Deduplication", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `(--[a-z_]+)", section, re.M))
+    flags = {opt for action in _parser()._actions for opt in action.option_strings}
+    assert listed == flags
+    table = _column_table(section, "| column | type | meaning |")
+    assert list(table) == DUPLICATE_SCHEMA.names
+    for name, kind in table.items():
+        assert _TYPES[kind] == DUPLICATE_SCHEMA.field(name).type, name
+    assert s_curve_table(MinHashParams()) in section

@@ -139,7 +139,7 @@ class ConnectedComponents(beam.PTransform):
     """``(a, b)`` edges in; ``(node, component)`` out for every node on an edge, the component
     being its smallest node. ``.residual_edges`` (after ``expand``) counts the residue."""
 
-    def __init__(self, rounds: int = 4, measure: Callable[[Any, str], Any] | None = None):
+    def __init__(self, rounds: int = 6, measure: Callable[[Any, str], Any] | None = None):
         """``measure(pcoll, stage)``, when given, is applied to each ``GroupByKey``'s input
         (the dedup job counts the bytes it shuffles)."""
         super().__init__()

@@ -46,6 +46,7 @@ __all__ = [
     "candidate_probability",
     "compact",
     "edge_probability",
+    "s_curve_table",
     "shingle_hashes",
     "signature",
     "similarity",
@@ -197,3 +198,18 @@ def edge_probability(jaccard: float, params: MinHashParams) -> float:
         for k, q in enumerate(tail)
         if agree + k >= need
     )
+
+
+def s_curve_table(params: MinHashParams) -> str:
+    """The S-curve as the README prints it, beside FineWeb's 14 bands of 8 without a threshold."""
+    fineweb = MinHashParams(14, 8, 0.0, 112)
+    lines = [
+        "| Jaccard | shares a band | near duplicate (this job) | FineWeb, 14 x 8 |",
+        "|---|---|---|---|",
+    ]
+    for j in (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
+        lines.append(
+            f"| {j:.2f} | {candidate_probability(j, params):.4f} "
+            f"| {edge_probability(j, params):.4f} | {candidate_probability(j, fineweb):.4f} |"
+        )
+    return "\n".join(lines)

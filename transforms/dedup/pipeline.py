@@ -232,7 +232,7 @@ class FindDuplicates(beam.PTransform):
     ``output.DUPLICATE_SCHEMA``, a row per document dropped), ``dropped_ids`` and ``events``
     (the counts the summary folds: documents, empty, clusters, dropped, shuffled bytes)."""
 
-    def __init__(self, params: MinHashParams | None = None, rounds: int = 4):
+    def __init__(self, params: MinHashParams | None = None, rounds: int = 6):
         super().__init__()
         self._params = params or MinHashParams()
         self._rounds = rounds
