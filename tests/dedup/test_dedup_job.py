@@ -142,10 +142,10 @@ def test_empty_texts_are_counted_never_clustered_and_kept(tmp_path):
     assert {doc.url for doc in blank} <= corpus
 
 
-def test_a_second_run_replaces_the_first_output(planted, tmp_path):
-    folder, _, _, _ = planted
+def test_a_second_run_replaces_the_first_output(tmp_path):
+    write_parquet(planted_corpus(10, seed=6, family_share=1.0), str(tmp_path / "in"))
     out = tmp_path / "out"
-    args = ["--input", str(folder / "in"), "--output", str(out)]
+    args = ["--input", str(tmp_path / "in"), "--output", str(out)]
     dedup(*args, "--write_corpus")
     assert (out / "data").is_dir()
     dedup(*args)  # without --write_corpus: no stale corpus left behind
