@@ -8,6 +8,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -150,3 +151,16 @@ def test_a_second_run_replaces_the_first_output(tmp_path):
     assert (out / "data").is_dir()
     dedup(*args)  # without --write_corpus: no stale corpus left behind
     assert not (out / "data").exists()
+
+
+def test_rows_without_a_text_hash_are_not_one_exact_group(tmp_path):
+    docs = planted_corpus(12, seed=8, family_share=0.0)  # no duplicates at all
+    write_parquet(docs, str(tmp_path / "in"))
+    path = next((tmp_path / "in").iterdir())
+    table = pq.read_table(path)
+    index = table.schema.get_field_index("text_hash")
+    pq.write_table(
+        table.set_column(index, "text_hash", pa.nulls(table.num_rows, pa.string())), path
+    )
+    summary, rows = dedup("--input", str(tmp_path / "in"), "--output", str(tmp_path / "out"))
+    assert summary["dropped"] == 0 and rows == []

@@ -39,7 +39,7 @@ from apache_beam.transforms.window import GlobalWindows
 from transforms.dedup.components import ConnectedComponents
 from transforms.dedup.inputs import Document
 from transforms.dedup.minhash import MinHashParams, band_keys, compact, signature, similarity
-from transforms.signals import split_words
+from transforms.signals import split_words, text_hash
 from transforms.signals.words import normalise
 
 __all__ = [
@@ -86,6 +86,16 @@ class _MeasureFn(beam.DoFn):
             )
 
 
+def _digest(doc: Document) -> bytes:
+    """The row's ``text_hash`` as 16 bytes; computed from the text when the row has none (a
+    null hash must not make all such rows one exact group)."""
+    try:
+        digest = bytes.fromhex(doc.text_hash)
+    except ValueError:
+        digest = b""
+    return digest if len(digest) == 16 else bytes.fromhex(text_hash(doc.text))
+
+
 class _SketchFn(beam.DoFn):
     def __init__(self, params: MinHashParams):
         self._params = params
@@ -100,7 +110,7 @@ class _SketchFn(beam.DoFn):
             return
         yield beam.pvalue.TaggedOutput(EVENTS_TAG, ("document", doc.language))
         sig = signature(split_words(normalise(doc.text)), self._params)
-        digest = bytes.fromhex(doc.text_hash)
+        digest = _digest(doc)
         node = (doc.warc_date, doc.url, doc.source_file, doc.record_id, doc.language, digest,
                 b"" if sig is None else compact(sig))  # fmt: skip
         yield beam.pvalue.TaggedOutput("nodes", (doc.id, ("node", node)))
@@ -216,7 +226,7 @@ def _duplicate_rows(item) -> Iterator[Any]:
             "record_id": node[_RECORD],
             "warc_date": node[_DATE],
             "language": node[_LANGUAGE],
-            "text_hash": node[_HASH].hex(),
+            "text_hash": node[_HASH].hex(),  # the row's, or computed when it had none
             "kind": kind,
             "similarity": 1.0 if exact else similarity(node[_SIGNATURE], kept[_SIGNATURE]),
             "cluster_size": size,
