@@ -146,6 +146,13 @@ class CleanHtmlOptions(PipelineOptions):
             help="Reject rows whose language score is below this (0-1) as language.",
         )
         parser.add_argument(
+            "--quality_signals",
+            action="store_true",
+            help="Fill the quality signal columns (words, line, repetition and stop-word "
+            "measures of Gopher, C4 and FineWeb; about a quarter more CPU per page). Without "
+            "it they are null; text_hash is always filled.",
+        )
+        parser.add_argument(
             "--max_record_bytes",
             type=_POSITIVE_INT,
             default=DEFAULT_MAX_RECORD_BYTES,
@@ -229,6 +236,7 @@ def build_pipeline(
         markdown_links=options.markdown_links,
         languages=parse_languages(options.languages),
         min_language_score=options.min_language_score,
+        quality_signals=options.quality_signals,
     )
     data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
     reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
