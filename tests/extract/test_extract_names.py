@@ -62,7 +62,7 @@ def test_a_body_name_is_a_whole_token(name: str, body: bool) -> None:
 def test_hidden_classes_are_whole_tokens_not_shown_again_on_some_screens() -> None:
     hidden = ["x hidden ", "d-none ", "box hide", "visually-hidden title"]
     shown = ["hidden-xs ", "overflow-hidden ", "d-none d-lg-block ", "hidden md:flex ",
-             "hide show@medium", "hiddenShelf ", "mw-hide-empty "]  # fmt: skip
+             "hide show@medium", "hiddenShelf ", "mw-hide-empty ", "Hidden box", "D-NONE "]  # fmt: skip
     assert hidden_names(hidden + shown) == set(hidden)
 
 

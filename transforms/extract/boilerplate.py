@@ -5,7 +5,7 @@
 - Page furniture by tag: ``nav``, ``aside``, ``footer``, form controls, figure captions, ...
 - Hidden elements: ``hidden``, ``aria-hidden="true"``, ``display:none``/``visibility:hidden``;
   containers hidden by a CSS framework's class ("hidden", "d-none", "visually-hidden": a
-  paywall's offers, structured data for search engines; ``names.hidden_names``).
+  paywall's offers, structured data for search engines; ``names.HIDDEN_CLASSES``).
 - Containers named as boilerplate: an ARIA role (navigation, complementary, ...) or a word of
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
@@ -34,7 +34,7 @@ from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
-from transforms.extract.names import classify_names, hidden_names, is_consent_name
+from transforms.extract.names import classify_names, is_consent_name
 from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
@@ -261,15 +261,16 @@ def drop_boilerplate(
     if spared:  # (headers are never named: the name test spares most look-ups)
         pending = [(n, name) for n, name in pending if name is not None or n.mem_id not in spared]
     body_named: set[str] | None = set() if bodies is not None else None
+    hidden_named: set[str] = set()
     named, comment_named = classify_names(
-        (name for _, name in pending if name is not None), body_named
+        (name for _, name in pending if name is not None), body_named, hidden_named
     )
     if body_named:
         bodies.extend(node for node, name in pending if name in body_named)
     if relaxed:  # no article's box is named for consent
         named = {name for name in named if is_consent_name(name)}
     else:  # a box hidden by its class goes as a hidden one does (kept if it holds half)
-        named |= hidden_names(name for _, name in pending if name is not None)
+        named |= hidden_named
     # (node, boilerplate-named, comment-named, name). The parts of a comment (its author, date,
     # text, each named "comment-...") are left out: the comment itself stands for them, and
     # following each one up the tree costs (a page of comments has hundreds).

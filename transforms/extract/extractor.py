@@ -188,7 +188,8 @@ class Extractor:
         trees = [tree]
         comments = ""
         try:
-            page_title = find_title(html_title, metas, [], url)  # <title> or og:title
+            # the <title> or og:title, worked out if a rule asks for it
+            page_title = functools.partial(find_title, html_title, metas, [], url)
             body_text, comments = self._extract(trees, source, h1s, url, page_title, ld_texts)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
@@ -211,13 +212,13 @@ class Extractor:
         source: bytes,
         h1s: list[str],
         url: str | None,
-        page_title: str = "",
+        page_title: Callable[[], str] = str,
         ld_texts: list[str] | None = None,
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
         (collecting its first ``<h1>`` texts into ``h1s``, and the texts of its JSON-LD
         scripts with a headline into ``ld_texts``); a re-parsed tree (of ``source``, what was
-        parsed) is appended to ``trees``. ``page_title``: the ``<title>`` or ``og:title``
+        parsed) is appended to ``trees``. ``page_title()``: the ``<title>`` or ``og:title``
         without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
@@ -277,7 +278,7 @@ def _main_text(
     render: Callable[[LexborNode], str],
     elements: BodyElements,
     relaxed: bool = False,
-    page_title: str = "",
+    page_title: Callable[[], str] = str,
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
@@ -286,7 +287,12 @@ def _main_text(
     # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
     h1s = [node for node in elements.furniture if node.tag == "h1" and node.parent is not None]
     articles = headline_articles(h1s)
-    titled = bool(h1s) and similar(_words(h1s[0]), page_title)
+
+    headline_text = _words(h1s[0]) if h1s else ""  # (read now: its <header> may go)
+
+    def titled() -> bool:  # the first <h1> is the page's title
+        return bool(headline_text) and similar(headline_text, page_title())
+
     bodies: list[LexborNode] = []
     body_size, comments, removed = drop_boilerplate(
         body, True, relaxed, elements.containers, bodies
@@ -317,7 +323,7 @@ def _main_block(
     headline: LexborNode | None = None,
     bodies: list[LexborNode] | None = None,
     articles: list[LexborNode] | None = None,
-    titled: bool = False,
+    titled: Callable[[], bool] = bool,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
     and refined to its prose, or the ``headline``'s article beside a box of other articles, or

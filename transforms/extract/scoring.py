@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from selectolax.lexbor import LexborNode
 
@@ -214,15 +215,15 @@ def headline_articles(h1s: list[LexborNode]) -> list[LexborNode]:
 
 
 def article_within(
-    root: LexborNode, articles: list[LexborNode], links: LinkStats, titled: bool
+    root: LexborNode, articles: list[LexborNode], links: LinkStats, titled: Callable[[], bool]
 ) -> LexborNode | None:
     """The headline's article (the first of ``articles``, from ``headline_articles`` before the
     boilerplate was dropped: the ``<header>`` holding an ``<h1>`` may go with it) when it is
     inside ``root`` with a paragraph of prose, and either holds ``HEADLINE_PROSE_SHARE`` of the
     root's prose (``_paragraph_prose``; the rest is teasers and lists of other stories), or is
-    ``titled`` (its headline is the page's title) beside another of ``articles`` in the root
-    (an ``<article>`` with an ``<h1>`` of its own): the next story of an endless scroll,
-    longer than this one. The headline's article is also taken when it is ``titled`` and
+    titled (``titled()``: its headline is the page's title) beside another of ``articles`` in
+    the root (an ``<article>`` with an ``<h1>`` of its own): the next story of an endless
+    scroll, longer than this one. The headline's article is also taken when it is titled and
     the root is in, or is, such another story."""
     if not articles:
         return None
@@ -235,30 +236,20 @@ def article_within(
         up = up.parent
         if len(around) > MAX_WALK_DEPTH:
             raise TooComplex("headline nested too deep")
+    others = [other for other in articles[1:] if other.parent is not None]
+    if up is None:  # the root is elsewhere: in the next story, when the headline is the title
+        in_other = any(other.mem_id == root.mem_id or _inside(root, other) for other in others)
+        return article if in_other and titled() and holds_prose(article) else None
     if not holds_prose(article):
         return None
-    if up is None:  # the root is elsewhere: in the next story, when the headline is the title
-        return (
-            article
-            if titled
-            and any(
-                other.parent is not None and (other.mem_id == root.mem_id or _inside(root, other))
-                for other in articles[1:]
-            )
-            else None
-        )
     prose = _paragraph_prose(root, links)
     if prose and _paragraph_prose(article, links) >= HEADLINE_PROSE_SHARE * prose:
         return article
-    if titled and any(
-        other.parent is not None
-        and other.mem_id not in around
-        and _inside(other, root)
-        and not _inside(other, article)
-        for other in articles[1:]
-    ):
-        return article
-    return None
+    beside = any(
+        other.mem_id not in around and _inside(other, root) and not _inside(other, article)
+        for other in others
+    )
+    return article if beside and titled() else None
 
 
 def _inside(node: LexborNode, box: LexborNode) -> bool:
@@ -360,7 +351,8 @@ def lead_before(
     node = root
     for _ in range(LEAD_LEVELS):
         prev = node.prev
-        while prev is not None and not (prev.is_element_node and prev.text(strip=True)):
+        # (sizes from the memo: the root's neighbours were measured choosing it)
+        while prev is not None and not (prev.is_element_node and links.size(prev)):
             if prev.is_text_node and not prev.is_empty_text_node and prev.text(strip=True):
                 return None  # loose text before the root: no block of its own
             prev = prev.prev
@@ -375,6 +367,8 @@ def lead_before(
 def _is_lead(node: LexborNode, links: LinkStats, headline: LexborNode | None) -> bool:
     """Whether ``node`` reads as a lead (see ``lead_before``)."""
     if node.tag in _NOT_IN_LEAD - _HEADINGS or node.tag == "h1":
+        return False
+    if links.size(node) > LEAD_CHARS[1]:  # (no weight is under the length)
         return False
     text = node.text(strip=True)
     if not LEAD_CHARS[0] <= text_weight(text) <= LEAD_CHARS[1] or not _SENTENCE_END.search(text):
