@@ -480,6 +480,45 @@ def test_what_is_no_lead_stays_out(box: str):
     assert extract(html).text == "\n\n".join(POST)
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        # in the article's <header>, which goes as boilerplate, past a date line
+        "<header><h1>Apples</h1><div class='date'>3 March 2024, 10:00</div>"
+        "<p class='preface'>{0}</p></header>",
+        # under the headline in a box of its own, the body's box after a dateline
+        "<div class='top'><div><h1>Apples</h1><h4>{0}</h4></div></div><h6>Ankara</h6>",
+    ],
+)
+def test_the_lead_under_the_headline_comes_first(header: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        f"<div class='site'><nav><a href='/'>Home</a></nav><article>{header.format(LEAD)}"
+        f"<div class='text'>{paragraphs}</div></article></div>",
+        title="Apples",
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div class='media'><img src='a.jpg'><div>{0}</div></div>",  # an image's caption
+        "<div class='byline'>{0}</div>",  # a box named as boilerplate
+        "<p>{0}</p>",  # under a headline that is not the page's title
+    ],
+)
+def test_what_is_no_lead_under_the_headline_stays_out(box: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    title = "Pears" if box == "<p>{0}</p>" else "Apples"
+    html = page(
+        f"<article><header><h1>Apples</h1>{box.format(LEAD)}</header>"
+        f"<div>{paragraphs}</div></article>",
+        title=title,
+    )
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def story(title: str, paragraphs: list[str]) -> str:
     """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
     text = "".join(f"<p>{p}</p>" for p in paragraphs)

@@ -66,6 +66,7 @@ from transforms.extract.scoring import (
     choose_root,
     headline_article,
     headline_articles,
+    headline_lead,
     lead_before,
     main_landmark,
     marked_article_body,
@@ -293,6 +294,10 @@ def _main_text(
     def titled() -> bool:  # the first <h1> is the page's title
         return bool(headline_text) and similar(headline_text, page_title())
 
+    # the lead after the headline, serialized before its <header> may go
+    lead_after = headline_lead(h1s[0]) if h1s else None
+    lead_html = lead_after.html if lead_after is not None else None
+
     bodies: list[LexborNode] = []
     body_size, comments, removed = drop_boilerplate(
         body, True, relaxed, elements.containers, bodies
@@ -305,6 +310,10 @@ def _main_text(
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
+    elif lead_html and titled():  # the standfirst under the headline, left out of the root
+        lead_text = render(LexborHTMLParser(lead_html).body)
+        if lead_text and " ".join(lead_text.split()) not in " ".join(text.split()):
+            text = f"{lead_text}\n\n{text}"
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.

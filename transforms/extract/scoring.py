@@ -28,7 +28,10 @@
    links, longer than a short article.
    **The lead comes first.** A standfirst printed just before the root (an ``<h2>`` or a
    ``<p class="lead">`` between the headline and the body's box; ``lead_before``) is put
-   before its text, unless the root is the one marked as the article body.
+   before its text, unless the root is the one marked as the article body. Failing that, the
+   standfirst just after the headline (``headline_lead``; the page's title, its lead in the
+   ``<header>`` that goes as boilerplate, or in a box of its own above a dateline) is, when
+   the text does not hold it already.
 4. **Prune link lists** inside the root: boxes that are mostly link text (related links, tag
    clouds, pagers), unless they are nearly all of it (less than ``LISTING_LEFT`` would be
    left, and less than a paragraph or no paragraph of prose) and their links are
@@ -42,12 +45,14 @@ No per-block CSS queries: a few C calls (``css()``, ``text()``) and dictionary w
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
 
 from selectolax.lexbor import LexborNode
 
+from transforms.extract.names import boilerplate_names
 from transforms.extract.prose import PROSE_CHARS, holds_prose, text_weight
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
@@ -189,6 +194,8 @@ PROSE_SHARE = 0.8  # the refined root holds at least this share of the root's pr
 LEAD_CHARS = (80, 800)
 LEAD_LINKS = 0.2
 LEAD_LEVELS = 4
+HEADLINE_LEAD_SKIP = 2  # short lines between the headline and its lead (``headline_lead``)
+_MEDIA_TAGS = frozenset({"img", "picture", "video", "iframe", "figure", "figcaption", "svg"})
 _SENTENCE_END = re.compile(r"[.!?…。！？»\"”“)]$")
 # A lead holds none of these (a box of key points, a list of links, a table of facts) ...
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})  # ... though it may be a heading itself
@@ -366,20 +373,73 @@ def lead_before(
 
 def _is_lead(node: LexborNode, links: LinkStats, headline: LexborNode | None) -> bool:
     """Whether ``node`` reads as a lead (see ``lead_before``)."""
-    if node.tag in _NOT_IN_LEAD - _HEADINGS or node.tag == "h1":
-        return False
     if links.size(node) > LEAD_CHARS[1]:  # (no weight is under the length)
         return False
-    text = node.text(strip=True)
+    if headline is not None and headline.mem_id == node.mem_id:
+        return False
+    return _reads_as_lead(node, node.text(strip=True), lambda: links.link_chars.get(node.mem_id, 0))
+
+
+def _reads_as_lead(node: LexborNode, text: str, link_chars: Callable[[], int]) -> bool:
+    """Whether ``node``, of ``text``, with ``link_chars()`` of link text, reads as a lead: one
+    block of ``LEAD_CHARS`` ending a sentence, under ``LEAD_LINKS`` links, with no list, table,
+    heading or quote inside."""
+    if node.tag in _NOT_IN_LEAD - _HEADINGS or node.tag == "h1":
+        return False
     if not LEAD_CHARS[0] <= text_weight(text) <= LEAD_CHARS[1] or not _SENTENCE_END.search(text):
         return False
-    if links.link_chars.get(node.mem_id, 0) > LEAD_LINKS * len(text):
-        return False
-    if headline is not None and headline.mem_id == node.mem_id:
+    if link_chars() > LEAD_LINKS * len(text):
         return False
     inside = node.traverse()
     next(inside)  # the node itself
     return not any(element.tag in _NOT_IN_LEAD for element in inside)
+
+
+def headline_lead(headline: LexborNode) -> LexborNode | None:
+    """The lead printed just after ``headline`` (the page's ``<h1>``, before the boilerplate
+    goes): among its next siblings (or its ancestors', up to ``LEAD_LEVELS`` levels, when
+    nothing follows it in its parent), the first block that reads as a lead (``lead_before``),
+    past at most ``HEADLINE_LEAD_SKIP`` short lines that end no sentence (a date, a byline, a
+    "subscribers only" label). The headline's ``<header>`` holds it, and goes as boilerplate,
+    or the body's box starts after it with a dateline."""
+    node, skipped = headline, 0
+    for _ in range(LEAD_LEVELS):
+        after = node.next
+        while after is not None:
+            if after.is_element_node:
+                text = after.text(strip=True)
+                if text:
+                    if _reads_as_lead(
+                        after, text, functools.partial(_link_chars, after)
+                    ) and _plain_block(after):
+                        return after
+                    if len(text) >= LEAD_CHARS[0] or skipped == HEADLINE_LEAD_SKIP:
+                        return None
+                    skipped += 1
+            elif after.is_text_node and after.text(strip=True):
+                return None  # loose text after the headline: no block of its own
+            after = after.next
+        node = node.parent
+        if node is None or node.tag == "body":
+            return None
+    return None
+
+
+def _plain_block(node: LexborNode) -> bool:
+    """Whether ``node`` holds no media (an image's caption is no lead) and no box named as
+    boilerplate (a byline, a caption, a call to subscribe)."""
+    names = []
+    for element in node.traverse():
+        if element.tag in _MEDIA_TAGS:
+            return False
+        attrs = element.attributes
+        if "class" in attrs or "id" in attrs:
+            names.append(f"{attrs.get('class') or ''} {attrs.get('id') or ''}")
+    return not boilerplate_names(names)
+
+
+def _link_chars(node: LexborNode) -> int:
+    return sum(len(link.text(strip=True)) for link in node.css("a"))
 
 
 def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
