@@ -33,6 +33,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from beam_jobs.config import UsageError
 from transforms.paths import delete_files, has_wildcards, is_inside, is_local, remove_empty_folder
+from transforms.records import valid_utf8
 from transforms.write.lock import OutputInUse, RunLock, lock_store, new_run_id
 from transforms.write.output import (
     OutputError,
@@ -191,8 +192,11 @@ class OutputClaim:
 
     def _prepare(self) -> None:
         layout = self.layout
-        found = survey(layout)
-        refusal = found.refusal(layout)
+        try:
+            found = survey(layout)
+        except OSError as e:
+            raise self._refuse(f"cannot be read: {e.strerror or e}") from None
+        refusal = found.refusal()
         if refusal:
             raise self._refuse(refusal)
         try:
@@ -218,9 +222,10 @@ class OutputClaim:
         if not self.held():
             holder = self._lock.holder()
             other = "another run" if holder is None else holder.describe()
-            raise OutputError(f"the output was taken over by {other} while this run wrote")
+            raise OutputError(f"the output was taken over by {other} while this run was writing")
         written = set(summary["output"]["data"]) | set(summary["output"]["rejects"])
-        strays = sorted(path for path in shards_on_disk(self.layout) if path not in written)
+        on_disk = shards_on_disk(self.layout)
+        strays = sorted(path for path in on_disk if valid_utf8(path) not in written)
         if strays:
             delete_files([self.layout.summary])
             raise OutputError(

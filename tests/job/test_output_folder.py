@@ -422,3 +422,21 @@ def test_a_read_only_output_stops_before_any_work(tmp_path, monkeypatch, capsys)
         f"clean_html: error: --output '{out}': cannot be written: Permission denied"
     ], err
     assert list(out.iterdir()) == []
+
+
+def test_an_output_name_that_is_not_utf8_is_written_and_rewritten(tmp_path):
+    """Beam's str coder refuses the lone surrogate such a name becomes in Python: its paths
+    travel as bytes, and the summary shows the byte as U+FFFD, as it shows input names."""
+    crawl(tmp_path / "in")
+    out = tmp_path / os.fsdecode(b"out-\xe9")
+    for _ in range(2):
+        summary = run(["--input", str(tmp_path / "in" / "*"), "--output", str(out)])
+        assert summary["rows"] == 3
+    assert _files(out) == {
+        SUMMARY,
+        "data/part-00000-of-00001.parquet",
+        "rejects/part-00000-of-00001.parquet",
+    }
+    assert summary["output"]["data"] == [f"{tmp_path}/out-\ufffd/data/part-00000-of-00001.parquet"]
+    with open(out / "data" / "part-00000-of-00001.parquet", "rb") as f:
+        assert pq.read_table(f).num_rows == 3

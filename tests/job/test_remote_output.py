@@ -74,7 +74,7 @@ def test_runs_write_and_rewrite_only_their_own_objects(tmp_path, objects):
 
 def test_an_object_the_job_did_not_write_stops_it(tmp_path, objects):
     _put(f"{OUT}/data/notes.txt", b"mine")
-    with pytest.raises(UsageError, match="data/notes.txt not written by this job"):
+    with pytest.raises(UsageError, match="data/notes.txt: not written by this job"):
         run(_args(tmp_path))
     assert _names(objects) == ["data/notes.txt"]
 

@@ -97,7 +97,7 @@ def test_a_rename_that_finds_its_files_gone_is_one_line(tmp_path: Path) -> None:
     temp.mkdir(parents=True)
     finalize = _FinalizeFn(str(out), str(temp), SCHEMA, None)
     with pytest.raises(OutputError) as failed:
-        list(finalize.process(None, [str(temp / f"{'1' * 32}-00000.parquet")]))
+        list(finalize.process(None, [bytes(temp / f"{'1' * 32}-00000.parquet")]))
     assert str(failed.value) == f"cannot write {out}: No such file or directory"
     assert not list(out.glob("part-*"))
 
@@ -110,7 +110,7 @@ def test_shards_are_not_put_in_place_once_the_output_is_another_runs(tmp_path: P
     writer.write(_rows(1)[0])
     finalize = _FinalizeFn(str(out), str(temp), SCHEMA, Ownership(str(lock), "a" * 32))
     with pytest.raises(OutputError, match="taken over by run ffffffffffff"):
-        list(finalize.process(None, writer.close()))
+        list(finalize.process(None, [path.encode() for path in writer.close()]))
     assert not list(out.glob("part-*"))
 
 

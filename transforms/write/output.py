@@ -15,7 +15,8 @@ empty ``.temp-RUN`` folders it made) and never a file it did not write. Before a
 - a previous run's shards: ``part-SSSSS-of-NNNNN.parquet`` files that the previous
   ``_SUMMARY.json`` lists or, where no summary lists them (a run that died before writing it),
   whose Parquet columns include the job's provenance columns;
-- a previous run's temporary files (``.temp-RUN/ID-NNNNN.parquet``);
+- a previous run's temporary files (``.temp-RUN/ID-NNNNN.parquet``, and the summary or lock
+  record it was writing when it died);
 - anything else, which the job did not write: a user's file stops the job before any work.
 
 **Failing.** A write that fails in a worker (no space left, a read-only folder, a rename that
@@ -38,6 +39,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.paths import delete_files, is_local, remove_empty_folder
+from transforms.records import valid_utf8
 from transforms.write.lock import LOCK_FILE, read_lock
 
 __all__ = [
@@ -158,7 +160,7 @@ class Ownership:
             other = "another run" if holder is None else holder.describe()
             raise OutputError(
                 f"the output was taken over by {other} while this run was writing; "
-                "this run's files were not put in place"
+                "this run stops without putting more files in place"
             )
 
 
@@ -171,7 +173,7 @@ class Survey:
     foreign: list[str] = field(default_factory=list)  # relative to the output folder
     problems: list[str] = field(default_factory=list)
 
-    def refusal(self, layout: OutputLayout) -> str | None:
+    def refusal(self) -> str | None:
         """The one line that stops the run, or None."""
         if self.problems:
             return self.problems[0]
@@ -182,8 +184,8 @@ class Survey:
         if more > 0:
             names += f" and {more} more"
         return (
-            f"{names} not written by this job, which deletes its own files in data/ and "
-            "rejects/ before writing: move them away, or choose another --output"
+            f"{names}: not written by this job, which deletes its own files in data/ and "
+            "rejects/ before writing; move them away, or choose another --output"
         )
 
     def clear(self) -> None:
@@ -248,7 +250,8 @@ def _what(relative: str, kind: str, path: str, listed: set[str]) -> str:
     if len(parts) == 1 and kind == "folder" and TEMP_FOLDER.match(name):
         return "temp folder"
     if len(parts) == 1 and kind == "file" and SHARD_NAME.match(name):
-        return "job file" if relative in listed or _has_job_columns(path) else "foreign"
+        listed_here = valid_utf8(relative) in listed
+        return "job file" if listed_here or _has_job_columns(path) else "foreign"
     in_temp = len(parts) == 2 and TEMP_FOLDER.match(parts[0])
     return "job file" if in_temp and kind == "file" and TEMP_FILE.match(name) else "foreign"
 

@@ -13,7 +13,9 @@ one file per bundle, however large. ``WriteParquetShards`` instead:
 - checks, when given an ``Ownership``, that the output is still its run's before renaming;
 - turns a failed write or rename into ``OutputError``: one line naming the folder and why.
 
-The output PCollection is the final file names, available once they are all in place. With no
+The output PCollection is the final file names, available once they are all in place (as
+``valid_utf8`` shows them: an output folder whose name holds a byte that is not UTF-8 is written
+as named, and its temporary paths travel as bytes, since Beam's str coder refuses them). With no
 rows at all, one empty file carrying the schema is written, so the output can always be read.
 """
 
@@ -34,6 +36,7 @@ from apache_beam.utils.windowed_value import WindowedValue
 
 from transforms.memory import trim_heap, use_system_arrow_pool
 from transforms.paths import delete_files, remove_empty_folder
+from transforms.records import valid_utf8
 from transforms.write.output import OutputError, OutputLayout, Ownership, temp_files
 
 __all__ = [
@@ -254,7 +257,7 @@ class _WriteFilesFn(beam.DoFn):
         self._row_groups.inc(self._writer.row_groups)
         self._writer = None
         for path in paths:
-            yield GlobalWindows.windowed_value(path)
+            yield GlobalWindows.windowed_value(path.encode("utf-8", "surrogateescape"))
 
 
 class _FinalizeFn(beam.DoFn):
@@ -268,12 +271,12 @@ class _FinalizeFn(beam.DoFn):
         self._schema = schema
         self._ownership = ownership
 
-    def process(self, _unused, temp_paths: list[str]) -> Iterator[str]:
+    def process(self, _unused, temp_paths: list[bytes]) -> Iterator[str]:
         try:
-            names = self._finalize(sorted(temp_paths))
+            names = self._finalize(sorted(p.decode("utf-8", "surrogateescape") for p in temp_paths))
         except OSError as e:
             raise OutputError.writing(self._directory, e) from None
-        yield from names
+        yield from map(valid_utf8, names)
 
     def _finalize(self, temp_paths: list[str]) -> list[str]:
         if not temp_paths:  # no rows: one empty shard, so that readers find the schema
