@@ -440,3 +440,17 @@ def test_an_output_name_that_is_not_utf8_is_written_and_rewritten(tmp_path):
     assert summary["output"]["data"] == [f"{tmp_path}/out-\ufffd/data/part-00000-of-00001.parquet"]
     with open(out / "data" / "part-00000-of-00001.parquet", "rb") as f:
         assert pq.read_table(f).num_rows == 3
+
+
+def test_little_free_space_for_the_inputs_is_a_warning_before_the_run(
+    tmp_path, monkeypatch, caplog
+):
+    import shutil
+
+    from beam_jobs import output
+
+    crawl(tmp_path / "in")
+    monkeypatch.setattr(output.shutil, "disk_usage", lambda _: shutil._ntuple_diskusage(1, 1, 0))
+    with caplog.at_level("WARNING"):
+        run_job(["--input", str(tmp_path / "in" / "*"), "--output", str(tmp_path / "out")])
+    assert "0.0 MB free for 0.0 MB of inputs: the output may not fit" in caplog.text
