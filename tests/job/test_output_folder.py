@@ -239,7 +239,7 @@ SLOW_RUN = (
 )
 
 
-def start_slow_run(tmp_path: Path, out: Path, pages: int = 16) -> subprocess.Popen:
+def start_slow_run(tmp_path: Path, out: Path, pages: int = 8) -> subprocess.Popen:
     """A run in another process that takes ``pages`` half-seconds; returns once it has started
     writing (its lock, or on a tree without one, its first temporary file)."""
     crawl(tmp_path / "slow", pages=pages, marker=SLOW_MARKER)
@@ -273,7 +273,7 @@ def test_a_second_run_into_an_output_in_use_stops_naming_the_first(tmp_path, mon
     assert f"pid {first.pid}" in lines[0] and f"delete {out / LOCK}" in lines[0]
     assert first.returncode == 0, stderr[-3000:]
     rows, _, summary = read_output(out)  # the first run's output, whole
-    assert len(rows) == 16 and summary["files"]["count"] == 1
+    assert len(rows) == 8 and summary["files"]["count"] == 1
     assert leftovers(out) == []
 
 
