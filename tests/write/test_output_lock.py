@@ -241,3 +241,23 @@ def test_output_errors_are_found_in_what_runners_raise():
     )
     assert str(output_error_in(remote)) == "cannot write out/rejects: File too large"
     assert output_error_in(RuntimeError("KeyError: 'x'")) is None
+
+
+def test_a_heartbeat_whose_write_landed_but_failed_is_not_a_takeover(monkeypatch):
+    """On a bucket a write can succeed and still raise (a lost reply): the next beat finds the
+    generation moved, reads the lock, sees its own run and goes on."""
+    monkeypatch.setattr(lock_module, "HEARTBEAT_S", 0.02)
+    bucket = _FakeBucket()
+    lock = RunLock(
+        "gs://bucket/out/_LOCK.json",
+        "a" * 32,
+        lock_module._GcsStore("gs://bucket/out/_LOCK.json", bucket=bucket),
+    )
+    lock.acquire()
+    data, generation = bucket.objects["out/_LOCK.json"]
+    bucket.next_generation += 1
+    bucket.objects["out/_LOCK.json"] = (data, bucket.next_generation)  # our write, reply lost
+    time.sleep(0.5)
+    assert not lock.lost and lock.held()
+    lock.release()
+    assert "out/_LOCK.json" not in bucket.objects

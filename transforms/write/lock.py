@@ -412,6 +412,11 @@ class RunLock:
                 _LOG.warning("could not renew the output lock %s: %s", self.path, e)
                 continue
             if token is None:
+                found = self._store.read()
+                mine = found is not None and LockRecord.decode(found[0])
+                if mine and mine.run_id == self.run_id:  # a beat that failed after writing
+                    self._record, self._token = mine, found[1]
+                    continue
                 self.lost = True
                 _LOG.error("the output lock %s was taken over by another run", self.path)
                 return
