@@ -29,8 +29,10 @@ __all__ = [
     "BAD_FLAGS",
     "CORPUS_PATTERNS",
     "DANGLING_LINK",
+    "FOREIGN_FILES",
     "HELP_MUST_LIST",
     "ODD_OUTPUT_NAMES",
+    "OUTPUT_OVERLAPS",
     "ROW",
     "SHOWN_NAMES",
     "Expected",
@@ -38,6 +40,7 @@ __all__ = [
     "good_entries",
     "html_cases",
     "http_cases",
+    "output_overlaps",
 ]
 
 ROW = "row"
@@ -703,3 +706,105 @@ HELP_MUST_LIST = (
 
 # Output folder names that Beam's delete would read as patterns: the output is written anyway.
 ODD_OUTPUT_NAMES = ["out [1]", "out?", "out*x", "o[ut"]
+
+
+# --- output folders a careless operator points the job at -------------------------------------
+
+
+def _crawl_folder(folder: Path, name: str = "c.warc.gz") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_warc(folder / name, good_entries("out"))
+
+
+def output_overlaps(root: Path) -> dict[str, tuple[list[str], str]]:
+    """Inputs inside ``--output``, or reaching into it: name -> (arguments, what the one line
+    the job exits 2 with says). Builds the crawl under ``root``; the issue's case first."""
+    crawl = root / "crawl"
+    _crawl_folder(crawl / "data")
+    _crawl_folder(crawl, "top.warc.gz")
+    (root / "link").symlink_to(crawl)
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "linked.warc.gz").symlink_to(crawl / "top.warc.gz")
+    (root / "list.txt").write_text(f"{crawl / 'data' / 'c.warc.gz'}\n")
+    c, inside, reaches = str(crawl), "inside --output", "reaches into --output"
+    return {
+        "crawl-data-under-output": (["--input", f"{c}/data/*.warc.gz", "--output", c], inside),
+        "inputs-at-the-top-of-the-output": (["--input", f"{c}/*.warc.gz", "--output", c], inside),
+        "output-through-a-symlink": (
+            ["--input", f"{c}/*.warc.gz", "--output", str(root / "link")],
+            inside,
+        ),
+        "input-symlink-into-the-output": (
+            ["--input", str(root / "elsewhere" / "*.warc.gz"), "--output", c],
+            inside,
+        ),
+        "input-list-names-a-file-inside": (
+            ["--input_list", str(root / "list.txt"), "--output", c],
+            "--input_list names",
+        ),
+        "folder-input-with-slash": (["--input", f"{c}/", "--output", f"{c}/clean"], reaches),
+        "folder-input-without-slash": (["--input", c, "--output", f"{c}/clean"], reaches),
+        "double-star": (["--input", f"{c}/**", "--output", f"{c}/clean"], reaches),
+        "pattern-matching-the-summary": (
+            ["--input", f"{c}/*/*", "--output", f"{c}/clean"],
+            reaches,
+        ),
+    }
+
+
+OUTPUT_OVERLAPS = [
+    "crawl-data-under-output",
+    "inputs-at-the-top-of-the-output",
+    "output-through-a-symlink",
+    "input-symlink-into-the-output",
+    "input-list-names-a-file-inside",
+    "folder-input-with-slash",
+    "folder-input-without-slash",
+    "double-star",
+    "pattern-matching-the-summary",
+]
+
+
+def _text_file(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _folder_in_data(out: Path) -> Path:
+    _text_file(out / "data" / "old" / "keep.parquet", "PAR1")
+    return out / "data" / "old"
+
+
+def _link_named_like_a_shard(out: Path) -> Path:
+    path = out / "data" / "part-00000-of-00004.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(_text_file(out / "precious.txt", "precious"))
+    return path
+
+
+def _other_tools_parquet(out: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = out / "data" / "part-00000-of-00003.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": [1, 2], "value": ["a", "b"]}), path)
+    return path
+
+
+# Files in OUT/data or OUT/rejects the job did not write: name -> builder, returning the path
+# that the job's one line must name and leave in place.
+FOREIGN_FILES: dict[str, Callable[[Path], Path]] = {
+    "notes-in-data": lambda out: _text_file(out / "data" / "notes.txt", "my notes"),
+    "todo-in-rejects": lambda out: _text_file(out / "rejects" / "todo.md", "- look at these"),
+    "a-folder-in-data": _folder_in_data,
+    "a-symlink-named-like-a-shard": _link_named_like_a_shard,
+    "not-parquet-named-like-a-shard": lambda out: _text_file(
+        out / "data" / "part-00000-of-00002.parquet", "someone else's bytes"
+    ),
+    "other-parquet-named-like-a-shard": _other_tools_parquet,
+    "a-file-in-a-temp-folder": lambda out: _text_file(
+        out / "data" / f".temp-{'a' * 32}" / "mine.txt", "not a shard"
+    ),
+}

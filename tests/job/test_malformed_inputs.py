@@ -294,7 +294,8 @@ def test_output_that_is_an_existing_file_is_refused_before_any_work(tmp_path, mo
 def test_output_path_with_wildcard_characters_is_written_and_rewritten(tmp_path, name):
     crawl = one_page_crawl(tmp_path / "crawl")
     out = tmp_path / name
-    leftover = out / "data" / ".temp-0123" / "part.parquet"  # what a failed run left behind
+    # what a failed run left behind
+    leftover = out / "data" / f".temp-{'0' * 32}" / f"{'1' * 32}-00000.parquet"
     leftover.parent.mkdir(parents=True)
     leftover.write_bytes(b"half a shard")
     argv = ["--input", str(crawl / "*"), "--output", str(out), "--extract_guard", "none"]
