@@ -33,7 +33,7 @@ from transforms.language import parse_languages
 from transforms.paths import delete_literal, has_wildcards, is_local
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
-from transforms.read.matching import match_pattern
+from transforms.read.matching import folder_contents, match_pattern
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
 
@@ -241,6 +241,18 @@ def build_pipeline(
     )
 
 
+def _no_file_hint(pattern: str, folder: tuple[list[str], list[str]] | None) -> str:
+    """What to type instead, when a pattern that matches nothing names a folder."""
+    if folder is not None and folder[1]:
+        inside = f"{pattern.rstrip('/')}/**"
+        return f": a folder holding {len(folder[1])} folders and no file ({inside!r} reads them)"
+    if folder is not None:
+        return ": an empty folder"
+    if not is_local(pattern) and not has_wildcards(pattern) and not pattern.endswith("/"):
+        return f" (the objects under a folder are matched by {pattern + '/'!r})"
+    return ""
+
+
 def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
     """Files and bytes the patterns match (each file once, as the pipeline reads them); fails
     before launching when a pattern matches nothing, since a typo must not look like success."""
@@ -248,8 +260,16 @@ def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
     repeated = 0
     for pattern in patterns:
         found = match_pattern(pattern)
+        folder = folder_contents(pattern)
         if not found:
-            raise JobFailed(f"--input {pattern!r} matches no file")
+            raise JobFailed(f"--input {pattern!r} matches no file{_no_file_hint(pattern, folder)}")
+        if folder is not None:
+            _LOG.info(
+                "--input %r is a folder: the %d files in it are read, not its %d subfolders",
+                pattern,
+                len(folder[0]),
+                len(folder[1]),
+            )
         if len(found) == 1 and found[0].path == pattern and has_wildcards(pattern):
             _LOG.info("--input %r matches no pattern; read as a file of that name", pattern)
         for metadata in found:

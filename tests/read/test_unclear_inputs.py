@@ -380,3 +380,28 @@ def test_a_wget_mirror_tarball_is_read_by_content(tmp_path):
     payloads = {r.record_id: r.payload for r in records}
     assert all(payloads[name] == data for name, data in MIRROR_PAGES.items())
     assert not stats.damaged
+
+
+# --- a folder named as --input -----------------------------------------------------------------
+
+
+def test_a_folder_named_as_a_pattern_is_the_files_in_it(tmp_path):
+    """As ``DIR/`` matches them: files, FIFOs and dangling links (each read or rejected), not
+    the subfolders; a folder name that holds wildcard characters is taken as written."""
+    from transforms.read.matching import folder_contents, match_pattern
+
+    crawl = tmp_path / "crawl [1]"
+    (crawl / "sub").mkdir(parents=True)
+    (crawl / "a.warc.gz").write_bytes(b"x" * 10)
+    (crawl / "sub" / "deeper.warc.gz").write_bytes(b"y")
+    os.mkfifo(crawl / "pipe.warc")
+    (crawl / "gone.warc").symlink_to(crawl / "missing")
+    (crawl / "linked-folder").symlink_to(crawl / "sub")
+    want = [str(crawl / name) for name in ("a.warc.gz", "gone.warc", "pipe.warc")]
+    for pattern in (str(crawl), str(crawl) + "/"):
+        found = match_pattern(pattern)
+        assert sorted(m.path for m in found) == want
+        assert {m.path.rsplit("/", 1)[-1]: m.size_in_bytes for m in found}["a.warc.gz"] == 10
+    files, folders = folder_contents(str(crawl))
+    assert [Path(p).name for p in folders] == ["linked-folder", "sub"]
+    assert folder_contents(str(crawl / "a.warc.gz")) is None
