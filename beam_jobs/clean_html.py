@@ -29,7 +29,7 @@ from beam_jobs.config import ConfigError, UsageError, all_options_help, check_fl
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
-from transforms.language import parse_languages
+from transforms.language import check_languages, parse_languages
 from transforms.paths import delete_literal, has_wildcards, is_local
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
@@ -77,6 +77,16 @@ def _number(kind: type, low: float, *, low_included: bool, high: float = math.in
 
     parse.__name__ = kind.__name__  # argparse names the type in its messages
     return parse
+
+
+def _language_codes(text: str) -> str:
+    """An argparse ``type`` for ``--languages``: codes a row can carry (``did you mean en?``),
+    kept as written for Beam's options (parsed again by ``parse_languages``)."""
+    try:
+        check_languages(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 _POSITIVE_INT = _number(int, 0, low_included=False)
@@ -135,6 +145,7 @@ class CleanHtmlOptions(PipelineOptions):
         )
         parser.add_argument(
             "--languages",
+            type=_language_codes,
             default=None,
             help="Keep only rows in these languages (comma-separated codes of the language "
             "column, e.g. de,en); the others are rejected as language.",
