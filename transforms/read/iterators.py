@@ -242,13 +242,17 @@ class NestedArchive(NamedTuple):
 
 
 def _member_kind(name: str, head: bytes) -> tuple[str, Format | None]:
-    """What a regular tar member is, by its first bytes: ``archive``, ``html`` or ``other``.
+    """What a regular tar member is: ``archive``, ``html`` or ``other``.
 
-    The content decides (a page named ``.php``, ``.asp?id=3``, with no extension or gzipped is
-    HTML); a name that promises HTML or an archive still makes the member one, so that a member
-    which breaks that promise (a JPEG named ``.html``, a damaged ``.warc.gz``) ends as a reject
-    saying why rather than as a silent skip.
+    A member named ``.html`` (or ``.htm``, ``.xhtml``, ``.shtml``) is a document whatever it
+    holds: one that is not HTML (a JPEG so named) is a ``not_html`` reject, not a silent skip.
+    Any other is told by its first bytes: an archive, or a page (named ``.php``, ``.asp?id=3``,
+    with no extension, or gzipped). A member named like an archive that is not one is still
+    read as one, so that it ends as an ``unreadable_file`` reject saying why.
     """
+    lower = name.lower()
+    if lower.endswith(HTML_SUFFIXES):
+        return "html", None
     try:
         return "archive", sniff_format(head)
     except UnknownFormat:
@@ -256,9 +260,6 @@ def _member_kind(name: str, head: bytes) -> tuple[str, Format | None]:
     compression = sniff_compression(head)
     if compression in ("none", "gzip") and sniff_html(inflate_head(head, compression)):
         return "html", None  # the decoder inflates a gzip body under its cap
-    lower = name.lower()
-    if lower.endswith(HTML_SUFFIXES):
-        return "html", None
     if ARCHIVE_NAME.search(lower):
         return "archive", None
     return "other", None
