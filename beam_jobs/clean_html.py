@@ -347,7 +347,11 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     lines.append(f"{'skipped records':<28}{summary['skipped']:>10,}")
     lines += [f"{'    ' + kind:<28}{n:>10,}" for kind, n in summary["skipped_by_type"].items()]
     files = summary["files"]
-    lines.append(f"{'input files':<28}{files['count']:>10,}")
+    # archives inside a tar (TAR!/MEMBER) are files of the summary, not input files
+    inside = sum("!/" in entry["source_file"] for entry in files.get("per_file", ()))
+    lines.append(f"{'input files':<28}{files['count'] - inside:>10,}")
+    if inside:
+        lines.append(f"{'  archives inside tars':<28}{inside:>10,}")
     lines.append(f"{'  damaged':<28}{files['damaged']:>10,}")
     if seconds is not None:
         lines.append(f"{'wall time (s)':<28}{seconds:>10.1f}")

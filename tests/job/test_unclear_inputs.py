@@ -80,3 +80,24 @@ def test_the_driver_says_a_folder_is_read_and_what_to_type_when_it_holds_none(tm
     (tmp_path / "empty").mkdir()
     with pytest.raises(JobFailed, match="matches no file: an empty folder"):
         _check_inputs([str(tmp_path / "empty")])
+
+
+def test_the_printed_summary_tells_input_files_from_archives_inside_tars():
+    from beam_jobs.clean_html import format_summary
+
+    entries = ["a.tar", "a.tar!/x.warc.gz", "a.tar!/y.warc.gz", "b.warc.gz"]
+    summary = {
+        "documents": 0,
+        "rows": 0,
+        "rejects": 0,
+        "rejects_by_reason": {},
+        "skipped": 0,
+        "skipped_by_type": {},
+        "files": {"count": 4, "damaged": 0, "per_file": [{"source_file": e} for e in entries]},
+    }
+    lines = format_summary(summary).splitlines()
+    assert lines[-3:] == [
+        f"{'input files':<28}{2:>10}",
+        f"{'  archives inside tars':<28}{2:>10}",
+        f"{'  damaged':<28}{0:>10}",
+    ]

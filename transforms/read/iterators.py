@@ -242,17 +242,13 @@ class NestedArchive(NamedTuple):
 
 
 def _member_kind(name: str, head: bytes) -> tuple[str, Format | None]:
-    """What a regular tar member is: ``archive``, ``html`` or ``other``.
+    """What a regular tar member not named as a page is, by its first bytes: ``archive``,
+    ``html`` or ``other``.
 
-    A member named ``.html`` (or ``.htm``, ``.xhtml``, ``.shtml``) is a document whatever it
-    holds: one that is not HTML (a JPEG so named) is a ``not_html`` reject, not a silent skip.
-    Any other is told by its first bytes: an archive, or a page (named ``.php``, ``.asp?id=3``,
-    with no extension, or gzipped). A member named like an archive that is not one is still
-    read as one, so that it ends as an ``unreadable_file`` reject saying why.
+    A page may be named ``.php``, ``.asp?id=3``, have no extension or be gzipped. A member
+    named like an archive that is not one is still read as one, so that it ends as an
+    ``unreadable_file`` reject saying why rather than as a silent skip.
     """
-    lower = name.lower()
-    if lower.endswith(HTML_SUFFIXES):
-        return "html", None
     try:
         return "archive", sniff_format(head)
     except UnknownFormat:
@@ -260,7 +256,7 @@ def _member_kind(name: str, head: bytes) -> tuple[str, Format | None]:
     compression = sniff_compression(head)
     if compression in ("none", "gzip") and sniff_html(inflate_head(head, compression)):
         return "html", None  # the decoder inflates a gzip body under its cap
-    if ARCHIVE_NAME.search(lower):
+    if ARCHIVE_NAME.search(name.lower()):
         return "archive", None
     return "other", None
 
@@ -270,8 +266,9 @@ def iter_tar(
 ) -> Iterator[ArchiveRecord | NestedArchive]:
     """The members of a tar (plain, gzip, bzip2 or xz) at any depth of its folders.
 
-    HTML members (told by their content, see ``_member_kind``) are documents; members that are
-    archives come out as ``NestedArchive``s for the caller to read; the rest are skipped
+    HTML members are documents: those named ``.html`` (or ``.htm``, ``.xhtml``, ``.shtml``)
+    whatever they hold, the others when their content is HTML (``_member_kind``). Members that
+    are archives come out as ``NestedArchive``s for the caller to read; the rest are skipped
     (``tar_other``). The URL is the member's PAX ``url`` header when the archive carries one,
     else its path. Undecodable bytes in either (``tarfile`` keeps them as lone surrogates)
     become U+FFFD.
@@ -293,8 +290,14 @@ def iter_tar(
                 yield ArchiveRecord(**common)
                 continue
             data = archive.extractfile(member)
-            head, error = _member_head(data)
-            kind, detected = _member_kind(name, head)
+            head, error, detected = b"", None, None
+            if name.lower().endswith(HTML_SUFFIXES):
+                # a document whatever it holds: one that is not HTML (a JPEG so named) is a
+                # not_html reject rather than a silent skip
+                kind = "html"
+            else:
+                head, error = _member_head(data)
+                kind, detected = _member_kind(name, head)
             if kind == "archive":
                 # A member cut short is read up to the cut; the tar stream cannot be read on.
                 replay = ReplayStream(head, data if error is None else io.BytesIO())
@@ -310,26 +313,28 @@ def iter_tar(
                     reject_detail=detail,
                 )
             else:
+                payload = head
                 if error is None:
-                    rest, error = _read_member(data)
-                    head += rest
+                    payload, error = _read_member(data, first=head)
                 yield ArchiveRecord(
                     **{**common, "record_type": "tar_member"},
-                    payload=head,
-                    truncated=len(head) < member.size,
+                    payload=payload,
+                    truncated=len(payload) < member.size,
                 )
             if error is not None:
                 raise ArchiveTruncated(
-                    f"file ends inside member {name!r} at offset {member.offset}: "
-                    f"{member.size} bytes long ({error})"
+                    f"file ends inside member {name!r} at offset {member.offset} "
+                    f"({member.size} bytes): {error}"
                 )
         _check_tar_end(archive)
 
 
-def _read_member(stream: BinaryIO, limit: int | None = None) -> tuple[bytes, str | None]:
-    """Up to ``limit`` bytes (all without one) of a member, and the error that cut them short,
-    if any (the bytes before it kept)."""
-    chunks: list[bytes] = []
+def _read_member(
+    stream: BinaryIO, limit: int | None = None, first: bytes = b""
+) -> tuple[bytes, str | None]:
+    """``first`` and up to ``limit`` more bytes (all without one) of a member, and the error
+    that cut them short, if any (the bytes before it kept)."""
+    chunks = [first]
     left = (1 << 63) if limit is None else limit
     try:
         # Small reads: in stream mode a read that hits the end of the file loses its bytes
@@ -346,8 +351,7 @@ def _member_head(stream: BinaryIO) -> tuple[bytes, str | None]:
     """The first bytes of a member, as many as sniffing it needs (``formats.head_bytes``)."""
     head, error = _read_member(stream, _TAR_READ_BYTES)
     if error is None and len(head) == _TAR_READ_BYTES:
-        rest, error = _read_member(stream, head_bytes(head) - len(head))
-        head += rest
+        return _read_member(stream, head_bytes(head) - len(head), first=head)
     return head, error
 
 
