@@ -27,6 +27,7 @@ from warcio.archiveiterator import ArchiveIterator as ArcIterator
 from transforms import reasons
 from transforms.decode.content_type import sniff_html
 from transforms.read.formats import (
+    HEAD_BYTES,
     Format,
     ReplayStream,
     UnknownFormat,
@@ -57,6 +58,7 @@ ARCHIVE_NAME = re.compile(r"\.(?:warc|arc|tar)(?:\.(?:gz|bz2|xz|zst|lz4))?$|\.(?
 # PAX header keys that carry a member's original URL (checked in this order).
 TAR_URL_KEYS = ("url", "URL", "WARC-Target-URI")
 _TAR_READ_BYTES = 4096
+_NESTED_READ_BYTES = 64 * 1024
 # Zeros after a tar's end marker that are checked (tape block sizes pad up to a few MiB).
 TAR_PADDING_BYTES = 16 << 20
 
@@ -299,10 +301,11 @@ def iter_tar(
                 head, error = _member_head(data)
                 kind, detected = _member_kind(name, head)
             if kind == "archive":
-                # A member cut short is read up to the cut; the tar stream cannot be read on.
-                replay = ReplayStream(head, data if error is None else io.BytesIO())
+                rest = _MemberStream(data if error is None else io.BytesIO())
+                replay = ReplayStream(head, rest)
                 yield NestedArchive(source_file, name, member.offset, member.size, detected, replay)
-                error = error or _skip_rest(data)  # what the nested read left, or all of it
+                # what the nested read left (or all of it) is skipped to reach the next member
+                error = error or rest.error or _skip_rest(data)
             elif kind == "other":
                 yield ArchiveRecord(**common)
             elif member.size > max_record_bytes:
@@ -329,6 +332,32 @@ def iter_tar(
         _check_tar_end(archive)
 
 
+class _MemberStream(io.RawIOBase):
+    """A tar member as a stream for a reader of its own: it ends at the member's end or where
+    the tar file is cut, keeping the error for the tar's stats. Reads are bounded
+    (``_NESTED_READ_BYTES``): in stream mode a read that hits the end of a cut file loses its
+    bytes, so the records before the cut are all read but for that many bytes."""
+
+    def __init__(self, data: BinaryIO):
+        self._data = data
+        self.error: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.error is not None:
+            return 0
+        try:
+            chunk = self._data.read(min(len(buffer), _NESTED_READ_BYTES))
+        except (tarfile.TarError, OSError, EOFError) as e:
+            self.error = f"{type(e).__name__}: {e}"
+            return 0
+        n = len(chunk)
+        buffer[:n] = chunk
+        return n
+
+
 def _read_member(
     stream: BinaryIO, limit: int | None = None, first: bytes = b""
 ) -> tuple[bytes, str | None]:
@@ -348,9 +377,11 @@ def _read_member(
 
 
 def _member_head(stream: BinaryIO) -> tuple[bytes, str | None]:
-    """The first bytes of a member, as many as sniffing it needs (``formats.head_bytes``)."""
+    """The first bytes of a member, as many as telling what it is needs: 4 KiB (a container's
+    magic, or a page's first tag, even through gzip, zstd or xz), or a block compression's
+    first block (``formats.head_bytes``)."""
     head, error = _read_member(stream, _TAR_READ_BYTES)
-    if error is None and len(head) == _TAR_READ_BYTES:
+    if error is None and len(head) == _TAR_READ_BYTES and head_bytes(head) > HEAD_BYTES:
         return _read_member(stream, head_bytes(head) - len(head), first=head)
     return head, error
 
