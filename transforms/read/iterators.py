@@ -238,7 +238,6 @@ class NestedArchive(NamedTuple):
     source_file: str  # the tar's
     name: str  # the member's path in the tar (valid UTF-8)
     offset: int  # of the member's header in the tar's (uncompressed) stream
-    size: int
     detected: Format | None
     stream: BinaryIO
 
@@ -303,7 +302,7 @@ def iter_tar(
             if kind == "archive":
                 rest = _MemberStream(data if error is None else io.BytesIO())
                 replay = ReplayStream(head, rest)
-                yield NestedArchive(source_file, name, member.offset, member.size, detected, replay)
+                yield NestedArchive(source_file, name, member.offset, detected, replay)
                 # what the nested read left (or all of it) is skipped to reach the next member
                 error = error or rest.error or _skip_rest(data)
             elif kind == "other":
