@@ -36,6 +36,8 @@ setup(
         # stopwords-iso's lists for the stop_words signal of languages other than English
         "xxhash>=3.4,<5",
         "stopwordsiso>=0.7,<1",
+        # ISO 639 codes and names: --languages english / eng / en_US -> "did you mean en?"
+        "python-iso639>=2024.2.7",
     ],
     extras_require={
         "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],

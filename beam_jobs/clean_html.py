@@ -32,11 +32,11 @@ from beam_jobs.output import OutputClaim, check_inputs_outside, check_output_pat
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
-from transforms.language import parse_languages
-from transforms.paths import has_wildcards
+from transforms.language import check_languages, parse_languages
+from transforms.paths import has_wildcards, is_local
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
-from transforms.read.matching import match_pattern
+from transforms.read.matching import folder_contents, match_pattern
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 from transforms.write import (
     OutputError,
@@ -91,6 +91,16 @@ def _number(kind: type, low: float, *, low_included: bool, high: float = math.in
 
     parse.__name__ = kind.__name__  # argparse names the type in its messages
     return parse
+
+
+def _language_codes(text: str) -> str:
+    """An argparse ``type`` for ``--languages``: codes a row can carry (``did you mean en?``),
+    kept as written for Beam's options (parsed again by ``parse_languages``)."""
+    try:
+        check_languages(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 _POSITIVE_INT = _number(int, 0, low_included=False)
@@ -154,6 +164,7 @@ class CleanHtmlOptions(PipelineOptions):
         )
         parser.add_argument(
             "--languages",
+            type=_language_codes,
             default=None,
             help="Keep only rows in these languages (comma-separated codes of the language "
             "column, e.g. de,en); the others are rejected as language.",
@@ -264,6 +275,18 @@ def build_pipeline(
     )
 
 
+def _no_file_hint(pattern: str, folder: tuple[list[str], list[str]] | None) -> str:
+    """What to type instead, when a pattern that matches nothing names a folder."""
+    if folder is not None and folder[1]:
+        inside = f"{pattern.rstrip('/')}/**"
+        return f": a folder holding {len(folder[1])} folders and no file ({inside!r} reads them)"
+    if folder is not None:
+        return ": an empty folder"
+    if not is_local(pattern) and not has_wildcards(pattern) and not pattern.endswith("/"):
+        return f" (the objects under a folder are matched by {pattern + '/'!r})"
+    return ""
+
+
 def _check_inputs(
     patterns: Sequence[str], matched: dict[str, list[str]] | None = None
 ) -> tuple[int, int]:
@@ -276,8 +299,16 @@ def _check_inputs(
         found = match_pattern(pattern)
         if matched is not None:
             matched[pattern] = [metadata.path for metadata in found]
+        folder = folder_contents(pattern)
         if not found:
-            raise JobFailed(f"--input {pattern!r} matches no file")
+            raise JobFailed(f"--input {pattern!r} matches no file{_no_file_hint(pattern, folder)}")
+        if folder is not None:
+            _LOG.info(
+                "--input %r is a folder: the %d files in it are read, not its %d subfolders",
+                pattern,
+                len(folder[0]),
+                len(folder[1]),
+            )
         if len(found) == 1 and found[0].path == pattern and has_wildcards(pattern):
             _LOG.info("--input %r matches no pattern; read as a file of that name", pattern)
         for metadata in found:
@@ -322,7 +353,11 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     lines.append(f"{'skipped records':<28}{summary['skipped']:>10,}")
     lines += [f"{'    ' + kind:<28}{n:>10,}" for kind, n in summary["skipped_by_type"].items()]
     files = summary["files"]
-    lines.append(f"{'input files':<28}{files['count']:>10,}")
+    # archives inside a tar (TAR!/MEMBER) are files of the summary, not input files
+    inside = sum("!/" in entry["source_file"] for entry in files.get("per_file", ()))
+    lines.append(f"{'input files':<28}{files['count'] - inside:>10,}")
+    if inside:
+        lines.append(f"{'  archives inside tars':<28}{inside:>10,}")
     lines.append(f"{'  damaged':<28}{files['damaged']:>10,}")
     if seconds is not None:
         lines.append(f"{'wall time (s)':<28}{seconds:>10.1f}")
