@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
 from transforms.extract.names import classify_names, is_consent_name
@@ -72,7 +73,8 @@ INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "o
 # above the base text; kept, they would be glued into it ("子こども" for 子ども).
 RUBY_ANNOTATION_TAGS = ("rt", "rp")
 _STRIPPED_TAGS = (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
-_HIDDEN_SELECTOR = (
+# What counts as hidden by attribute, as a CSS selector (``walk.sort_body`` finds these).
+HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
 )
 _INVISIBLE = frozenset(INVISIBLE_TAGS)
@@ -94,6 +96,8 @@ class BodyElements(NamedTuple):
     stripped: list[LexborNode]  # never visible: removed first
     furniture: list[LexborNode]  # furniture tags, and h1 and noscript (looked at by drop_furniture)
     containers: list[LexborNode]  # candidates of drop_boilerplate
+    hidden: list[LexborNode]  # hidden by attribute (``HIDDEN_SELECTOR``), any tag
+    article_body: list[LexborNode]  # marked up as the article body (schema.org microdata)
 
     def headline(self) -> LexborNode | None:
         """The page's first ``<h1>`` still in the tree."""
@@ -111,16 +115,17 @@ _FURNITURE_IDS = frozenset(tag_id for tag_id, index in _LIST_OF.items() if index
 _H1 = create_tag("h1").tag_id
 
 
+_TABLE = bytearray(max(_LIST_OF) + 1)
+for _tag_id, _index in _LIST_OF.items():
+    _TABLE[_tag_id] = _index + 1
+_TABLE = bytes(_TABLE)
+
+
 def sort_elements(body: LexborNode) -> BodyElements:
-    """The elements of ``body`` (itself included) that the cleaning passes look at."""
-    elements = BodyElements([], [], [])
-    append = [found.append for found in elements]
-    list_of = _LIST_OF.get
-    for node in body.traverse():
-        index = list_of(node.tag_id)
-        if index is not None:
-            append[index](node)
-    return elements
+    """The elements of ``body`` (itself included) that the cleaning passes look at: one
+    compiled walk (``walk.sort_body``)."""
+    (stripped, furniture, containers), hidden, marked = walk.sort_body(body, _TABLE, 3)
+    return BodyElements(stripped, furniture, containers, hidden, marked)
 
 
 # schema.org's comment types (itemtype), and the comment property (itemprop)
@@ -171,12 +176,9 @@ def drop_furniture(
         # a furniture box: kept if it holds the page
         found.append((node, 0.9 if tag in _GUARDED_FURNITURE else 0.0))
     if main and not keep_hidden:
-        last = None
-        for node in body.css(_HIDDEN_SELECTOR):
-            if node.mem_id == last:
-                continue  # Lexbor lists an element once per selector it matches, one after another
-            last = node.mem_id
-            if node.tag_id not in _FURNITURE_IDS:  # (those are taken by their tag)
+        for node in elements.hidden:
+            # (furniture is taken by its tag; detached ones were inside a stripped element)
+            if node.tag_id not in _FURNITURE_IDS and node.parent is not None:
                 found.append((node, 0.5))  # hidden: kept if it holds half the page
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")

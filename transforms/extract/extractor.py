@@ -252,7 +252,7 @@ def _main_text(
     body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``)."""
     body_size, comments, removed = drop_boilerplate(body, True, relaxed, elements.containers)
     links = LinkStats(body)
-    marked = marked_article_body(body, links)
+    marked = marked_article_body(body, links, elements.article_body)
     headline = elements.headline()
     root = _main_block(body, links, marked, body_size, headline)
     text = render(root)

@@ -19,6 +19,8 @@ import re
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
+
 BLANK = "\ufdd0"  # a blank line, inside a block marker
 LINE = "\ufdd1"  # a line break
 # A blank line between blocks. Its line markers take the spaces next to it away with theirs
@@ -81,31 +83,37 @@ _KIND = {create_tag(tag).tag_id: kind for tag, kind in _KIND_BY_TAG.items()}
 _KIND_OR_PRE = {**_KIND, create_tag("pre").tag_id: PRE}
 
 
-def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
-    """Insert the block, line and cell markers into ``root``'s subtree (mutates it).
+_KIND_TABLE = bytearray(max(_KIND) + 1)
+for _tag_id, _kind in _KIND.items():
+    _KIND_TABLE[_tag_id] = {_PARA: 1, _LINE: 2, _CELL: 3, _BR: 4}[_kind]
+_KIND_TABLE = bytes(_KIND_TABLE)
+_PRE = create_tag("pre").tag_id
 
-    One Python walk of the subtree with a dict lookup per element finds every element that
-    starts a block, a line or a cell (it beats the 45-selector CSS group: Lexbor tests every
-    selector on every element), root included, in document order. ``<pre>`` elements are
-    found by the same walk and replaced as they come (before any of their descendants, which
-    come after them, is marked); the markers then put into those detached descendants are
-    out of the tree and out of its text, so there is no second walk. ``has_pre=False``
-    ignores ``<pre>``.
+
+def marked_text(root: LexborNode, has_pre: bool = True) -> str:
+    """The text of ``root``'s subtree with the block, line and cell markers in it.
+
+    The markers of the elements inside ``root`` are written by one compiled walk
+    (``walk.marked_text``) that leaves the subtree as it is: each block element's text
+    between block markers, each line element's between line markers, a cell marker before
+    each cell, a line marker for each ``<br>``, and each ``<pre>`` as its text with its
+    whitespace protected (``_protect_pre``). ``root``'s own markers go around it, into the
+    tree, as text nodes: they part it from what follows if it is later removed and the rest
+    read again. A ``<pre>`` root is replaced by its protected text, and its own text read as
+    it was. ``has_pre=False`` ignores ``<pre>``.
     """
-    kind_of = (_KIND_OR_PRE if has_pre else _KIND).get  # bound once: ~14% off the walk
-    # collected first: the loop below mutates the tree
-    marked = [(node, kind) for node in root.traverse() if (kind := kind_of(node.tag_id))]
-    for node, kind in marked:
-        if kind is _CELL:
-            _insert_before(node, kind)
-        elif kind is _BR:
-            _replace_with(node, _LINE)
-        elif kind is PRE:
-            if node.parent is not None:
-                _protect_pre(node)
-        else:
-            _insert_before(node, kind)
-            _insert_after(node, kind)
+    kind = (_KIND_OR_PRE if has_pre else _KIND).get(root.tag_id)
+    if kind is _CELL:
+        _insert_before(root, kind)
+    elif kind is _BR:
+        _replace_with(root, _LINE)
+    elif kind is PRE:
+        if root.parent is not None:
+            _protect_pre(root)
+    elif kind is not None:
+        _insert_before(root, kind)
+        _insert_after(root, kind)
+    return walk.marked_text(root, _KIND_TABLE, _PRE if has_pre else 0, _PARA, _LINE, _CELL)
 
 
 def render(text: str) -> str:
@@ -134,6 +142,6 @@ def render(text: str) -> str:
 
 
 def layout(root: LexborNode, has_pre: bool = True) -> str:
-    """The text of ``root`` with its block structure (mutates the subtree)."""
-    mark_blocks(root, has_pre)
-    return render(root.text(deep=True))
+    """The text of ``root`` with its block structure (``root``'s own markers are put around
+    it: see ``marked_text``)."""
+    return render(marked_text(root, has_pre))

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from selectolax.lexbor import LexborNode
+from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
 from transforms.extract.prose import PROSE_CHARS, holds_prose
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
 
@@ -46,6 +47,7 @@ LISTING_LINK_CHARS = 16
 # short their links and whatever intro stands beside them
 LISTED_ITEMS = 5
 OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists other articles
+_A = create_tag("a").tag_id
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -64,12 +66,10 @@ class LinkStats(Tree):
         self.sizes: dict[int, int] = {}
         own_chars: dict[int, float] = {}
         own_count: dict[int, float] = {}
-        for link in body.css("a"):
-            n = size(link)
-            if n:
-                nid = self.add(link)
-                own_chars[nid] = own_chars.get(nid, 0) + n
-                own_count[nid] = own_count.get(nid, 0) + 1
+        # every link with text, its chain of ancestors recorded as Tree.add records it
+        walk.link_tree(
+            body, _A, self.parent_of, self.nodes, self.depth, self.order, own_chars, own_count
+        )
         # Tree.sum_up's loop, for both sums at once (two sum_up calls cost ~1% of the
         # extractor). Every element in the tree is a link or holds one: each has a sum.
         parent_of, chars, count = self.parent_of, own_chars, own_count
@@ -107,17 +107,22 @@ class LinkStats(Tree):
         return inside
 
 
-def marked_article_body(body: LexborNode, links: LinkStats) -> LexborNode | None:
-    """The one element marked up as the article body (schema.org microdata), if any."""
-    nodes = body.css('[itemprop="articleBody" i]')
+def marked_article_body(
+    body: LexborNode, links: LinkStats, marked: list[LexborNode] | None = None
+) -> LexborNode | None:
+    """The one element marked up as the article body (schema.org microdata), if any.
+    ``marked``: the body's elements so marked (``BodyElements.article_body``), if known."""
+    if marked is None:
+        nodes = body.css('[itemprop="articleBody" i]')
+    else:  # those still in the tree
+        nodes = [node for node in marked if node.parent is not None]
     if len(nodes) == 1 and links.size(nodes[0]) > 0:
         return nodes[0]
     return None
 
 
-def _own_text_size(node: LexborNode) -> int:
-    """``size`` of the text nodes directly inside ``node`` (not in its child elements)."""
-    return len(node.text(deep=False, strip=True, skip_empty=True))
+# ``size`` of the text nodes directly inside a node (not in its child elements).
+_own_text_size = walk.own_size
 
 
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
