@@ -163,5 +163,7 @@ def test_cjk_heavy_utf16_without_a_bom_is_html(codec: str, header: str | None) -
 
 def test_iso_2022_kr_shifts_are_not_binary() -> None:
     """ISO-2022-KR switches to Korean and back with SO and SI (0x0E, 0x0F) around every run."""
-    data = ("<p>" + "한국어 문장입니다. 서울은 한국의 수도입니다. " * 10 + "</p>").encode("iso2022_kr")
+    data = ("<p>" + "한국어 문장입니다. 서울은 한국의 수도입니다. " * 10 + "</p>").encode(
+        "iso2022_kr"
+    )
     assert require_html("text/html", data) == "text/html"
