@@ -11,6 +11,7 @@ CJK, emoji and entities. A selectolax built with other layouts fails here.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -23,13 +24,17 @@ from transforms.extract.layout import (
     _KIND_OR_PRE,
     _LINE,
     _PARA,
+    BLANK,
+    CELL,
+    LINE,
     PRE,
+    PRE_SPACE,
+    PRE_TAB,
     _insert_after,
     _insert_before,
     _protect_pre,
     _replace_with,
     layout,
-    render,
 )
 from transforms.extract.scoring import LinkStats
 from transforms.extract.tree import Tree
@@ -270,7 +275,7 @@ def test_layout_reads_as_the_markers_inserted_into_the_tree_read(pages):
             roots = [list(tree.body.traverse()) for tree in (old, new)]
             index = 0 if pick == 0 else (len(roots[0]) * pick) // 3
             old_root, new_root = roots[0][index], roots[1][index]
-            wanted = render(_marked_by_insertion(old_root))
+            wanted = _render_by_string_passes(_marked_by_insertion(old_root))
             assert layout(new_root) == wanted, (page, index)
 
 
@@ -280,3 +285,38 @@ def test_markers_of_the_root_go_around_it_in_the_tree():
     assert layout(first) == "one"
     first.decompose()
     assert tree.body.text() == f"{_PARA.decode()}{_PARA.decode()}two"
+
+
+# The layout's rendering as str operations: what walk.render must give.
+_CELL_RUN = re.compile(f"{CELL}{CELL}+")
+_LINE_RUN = re.compile(f"{LINE}{LINE}+")
+_BLANK_RUN = re.compile("\n\n\n+")
+
+
+def _render_by_string_passes(text: str) -> str:
+    text = " ".join(text.split())
+    if CELL in text:
+        text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
+        text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
+        text = text.strip(CELL).replace(CELL, " | ")
+    text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
+    text = _LINE_RUN.sub(LINE, text.replace(LINE + LINE, LINE))
+    text = text.replace(LINE, "\n").replace(BLANK, "\n")
+    text = _BLANK_RUN.sub("\n\n", text).strip()
+    return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
+
+
+def test_render_is_the_string_passes():
+    alphabet = ["a", "b", " ", "\t", "\n", "\r", "\xa0", "\u3000", "\x1c", "|", "é", "中", "😀",
+                BLANK, LINE, CELL, PRE_SPACE, PRE_TAB, LINE + BLANK + LINE]  # fmt: skip
+    rng = random.Random(21)
+    for _ in range(30_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert walk.render(text) == _render_by_string_passes(text), repr(text)
+
+
+def test_render_of_corpus_like_pages(pages):
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        text = _marked_by_insertion(body)
+        assert walk.render(text) == _render_by_string_passes(text)

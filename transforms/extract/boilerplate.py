@@ -128,6 +128,11 @@ def sort_elements(body: LexborNode) -> BodyElements:
     return BodyElements(stripped, furniture, containers, hidden, marked)
 
 
+# The attributes drop_boilerplate reads (``walk.attribute_values``: "" for one without a value,
+# None for one the element does not have).
+_ATTRIBUTES = ("hidden", "aria-hidden", "style", "role", "class", "id", "itemtype", "itemprop")
+_GUARDED_IDS = frozenset(create_tag(tag).tag_id for tag in GUARDED_TAGS)
+
 # schema.org's comment types (itemtype), and the comment property (itemprop)
 _SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
 
@@ -221,30 +226,29 @@ def drop_boilerplate(
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
     dialogs: set[int] = set()  # the candidates with an ARIA dialog role
-    for node in containers:
-        if node.parent is None:  # dropped with an element around it
-            continue
-        attrs = node.attributes
-        if not attrs:
-            if main and node.tag in GUARDED_TAGS:
+    alive = [node for node in containers if node.parent is not None]  # (others were dropped)
+    for node, values in zip(alive, walk.attribute_values(alive, _ATTRIBUTES), strict=True):
+        if values is None:  # no attributes
+            if main and node.tag_id in _GUARDED_IDS:
                 pending.append((node, None))
             continue
+        hidden, aria_hidden, style, role, class_, id_, itemtype, itemprop = values
         if (
             not relaxed
             and (
-                "hidden" in attrs
-                or attrs.get("aria-hidden") == "true"
-                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+                hidden is not None
+                or aria_hidden == "true"
+                or (style is not None and _DISPLAY_NONE.search(style))
             )
             or main
-            and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
+            and (node.tag_id in _GUARDED_IDS or role in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
-            if main and attrs.get("role") in DIALOG_ROLES:
+            if main and role in DIALOG_ROLES:
                 dialogs.add(node.mem_id)
-        elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
-            name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-            schema = attrs.get("itemtype") or attrs.get("itemprop")
+        elif main and (class_ is not None or id_ is not None or itemtype is not None):
+            name = f"{class_ or ''} {id_ or ''}"
+            schema = itemtype or itemprop
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))

@@ -15,8 +15,6 @@ characters, which icon fonts put into pages, would be taken for markers.
 
 from __future__ import annotations
 
-import re
-
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
@@ -37,12 +35,6 @@ BLOCK_TAGS = (
 )
 LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
-
-# Runs squeezed in one regex pass (a replace() loop makes a pass per halving of the run); a
-# run is two or more: a lone marker would be a match (~130 ns each) replaced by itself.
-_CELL_RUN = re.compile(f"{CELL}{CELL}+")
-_LINE_RUN = re.compile(f"{LINE}{LINE}+")
-_BLANK_RUN = re.compile("\n\n\n+")
 
 
 def _protect_pre(node: LexborNode) -> None:
@@ -116,29 +108,15 @@ def marked_text(root: LexborNode, has_pre: bool = True) -> str:
     return walk.marked_text(root, _KIND_TABLE, _PRE if has_pre else 0, _PARA, _LINE, _CELL)
 
 
-def render(text: str) -> str:
-    """Collapse whitespace inside blocks and turn the markers into line breaks.
-
-    Only whole-string C-level operations (a few passes, no per-block Python): ``split`` and
-    ``join`` collapse whitespace to single spaces, the spaces next to a line marker go (every
-    block marker starts and ends with one), runs of line markers become one, then every
-    marker becomes a line break, so a run with a block marker in it becomes three or more,
-    and runs of more than two line breaks become a blank line (runs squeezed by regex).
-    """
-    text = " ".join(text.split())
-    if CELL in text:
-        text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
-        # no separator before a row's first or after its last cell
-        text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
-        text = text.strip(CELL).replace(CELL, " | ")
-    text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
-    # Most runs of line markers are pairs (a block's end marker next to the next one's start
-    # marker): one replace() pass halves them without the regex's cost per match (~130 ns).
-    text = _LINE_RUN.sub(LINE, text.replace(LINE + LINE, LINE))
-    text = text.replace(LINE, "\n").replace(BLANK, "\n")
-    text = _BLANK_RUN.sub("\n\n", text).strip()
-    # two replace() passes: str.translate is ~10x slower on non-ASCII text
-    return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
+# Collapse whitespace inside blocks and turn the markers into line breaks: ``split``/``join``
+# collapse whitespace to single spaces, the spaces next to a line marker go (every block marker
+# starts and ends with one), runs of line markers become one, then every marker becomes a line
+# break, so a run with a block marker in it becomes three or more, and runs of more than two
+# line breaks become a blank line. Cell markers lose the spaces around them and their runs,
+# those next to a line marker and at the ends go, and the rest become " | ". These passes run
+# in C (``walk.render``); ``tests/extract/test_walk.py`` holds them to the same passes written
+# as ``str`` operations.
+render = walk.render
 
 
 def layout(root: LexborNode, has_pre: bool = True) -> str:

@@ -630,3 +630,144 @@ def marked_text(LexborNode root, const unsigned char[:] kinds, uintptr_t pre_tag
         return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
     finally:
         PyMem_Free(out.data)
+
+
+# --- the layout's rendering -----------------------------------------------------------------
+
+cdef extern from "Python.h":
+    Py_UCS4 *PyUnicode_AsUCS4Copy(object text) except NULL
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+from cpython.mem cimport PyMem_Malloc
+
+DEF BLANK = 0xFDD0
+DEF LINE = 0xFDD1
+DEF CELL = 0xFDD2
+DEF PRE_SPACE = 0xFDD3
+DEF PRE_TAB = 0xFDD4
+
+
+cdef Py_ssize_t _words(Py_UCS4 *a, Py_ssize_t n) noexcept:
+    """``" ".join(text.split())`` in place; the new length."""
+    cdef Py_ssize_t i = 0, out = 0
+    while i < n:
+        while i < n and Py_UNICODE_ISSPACE(a[i]):
+            i += 1
+        if i == n:
+            break
+        if out:
+            a[out] = 0x20
+            out += 1
+        while i < n and not Py_UNICODE_ISSPACE(a[i]):
+            a[out] = a[i]
+            out += 1
+            i += 1
+    return out
+
+
+cdef Py_ssize_t _drop_before(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 drop, Py_UCS4 mark) noexcept:
+    """``text.replace(drop + mark, mark)`` in place (``drop`` != ``mark``)."""
+    cdef Py_ssize_t i, out = 0
+    for i in range(n):
+        if a[i] == drop and i + 1 < n and a[i + 1] == mark:
+            continue
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+cdef Py_ssize_t _drop_after(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 mark, Py_UCS4 drop) noexcept:
+    """``text.replace(mark + drop, mark)`` in place (``drop`` != ``mark``)."""
+    cdef Py_ssize_t i, out = 0
+    cdef Py_UCS4 previous = 0
+    for i in range(n):
+        if a[i] == drop and previous == mark:
+            previous = a[i]
+            continue
+        previous = a[i]
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+cdef Py_ssize_t _squeeze(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 mark) noexcept:
+    """Each run of ``mark`` made one, in place."""
+    cdef Py_ssize_t i, out = 0
+    for i in range(n):
+        if a[i] == mark and out and a[out - 1] == mark:
+            continue
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+def render(str text) -> str:
+    """``layout.render``'s passes over a marked text, in C (``tests/extract/test_walk.py``
+    holds the two equal): whitespace collapsed, spaces next to markers dropped, runs of markers
+    squeezed, markers turned into line breaks and cell separators."""
+    cdef Py_ssize_t n = len(text), i, out, start, end, cells = 0
+    cdef Py_UCS4 *a = PyUnicode_AsUCS4Copy(text)
+    cdef Py_UCS4 *b = NULL
+    cdef bint has_cell = False
+    try:
+        n = _words(a, n)
+        for i in range(n):
+            if a[i] == CELL:
+                has_cell = True
+                break
+        if has_cell:
+            n = _drop_before(a, n, 0x20, CELL)
+            n = _drop_after(a, n, CELL, 0x20)
+            n = _squeeze(a, n, CELL)
+            n = _drop_after(a, n, LINE, CELL)
+            n = _drop_before(a, n, CELL, LINE)
+            start, end = 0, n
+            while start < end and a[start] == CELL:
+                start += 1
+            while end > start and a[end - 1] == CELL:
+                end -= 1
+            for i in range(start, end):
+                if a[i] == CELL:
+                    cells += 1
+            b = <Py_UCS4 *> PyMem_Malloc((end - start + 2 * cells + 1) * sizeof(Py_UCS4))
+            if b == NULL:
+                raise MemoryError()
+            out = 0
+            for i in range(start, end):
+                if a[i] == CELL:
+                    b[out] = 0x20
+                    b[out + 1] = 0x7C
+                    b[out + 2] = 0x20
+                    out += 3
+                else:
+                    b[out] = a[i]
+                    out += 1
+            PyMem_Free(a)
+            a, b, n = b, NULL, out
+        n = _drop_before(a, n, 0x20, LINE)
+        n = _drop_after(a, n, LINE, 0x20)
+        n = _squeeze(a, n, LINE)
+        out = 0
+        for i in range(n):  # markers to line breaks; runs of three or more breaks made two
+            if a[i] == LINE or a[i] == BLANK:
+                if out >= 2 and a[out - 1] == 0x0A and a[out - 2] == 0x0A:
+                    continue
+                a[out] = 0x0A
+            else:
+                a[out] = a[i]
+            out += 1
+        start, end = 0, out
+        while start < end and Py_UNICODE_ISSPACE(a[start]):
+            start += 1
+        while end > start and Py_UNICODE_ISSPACE(a[end - 1]):
+            end -= 1
+        for i in range(start, end):
+            if a[i] == PRE_SPACE:
+                a[i] = 0x20
+            elif a[i] == PRE_TAB:
+                a[i] = 0x09
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, a + start, end - start)
+    finally:
+        PyMem_Free(a)
+        PyMem_Free(b)
