@@ -36,6 +36,7 @@ from transforms.extract.layout import (
     _replace_with,
     layout,
 )
+from transforms.extract.prose import holds_prose, is_prose
 from transforms.extract.scoring import LinkStats
 from transforms.extract.tree import Tree
 
@@ -320,3 +321,66 @@ def test_render_of_corpus_like_pages(pages):
         body = LexborHTMLParser(page).body
         text = _marked_by_insertion(body)
         assert walk.render(text) == _render_by_string_passes(text)
+
+
+def _holds_prose_by_text(node: LexborNode) -> bool:
+    """``prose.holds_prose`` before the walk: the own text of each holder, built and weighed."""
+    holders = "p, div, td, dd, li, blockquote, pre, section, article, span, font"
+    return any(is_prose(e.text(deep=False, strip=True)) for e in (node, *node.css(holders)))
+
+
+def _prose_pages(count: int, seed: int = 60) -> list[str]:
+    """Pages whose blocks hold 0-300 characters of Latin, CJK and every kind of whitespace
+    (U+3000 is both CJK and whitespace), around the thresholds of a paragraph of prose."""
+    pieces = [
+        "a",
+        "word ",
+        "中",
+        "文字",
+        "한",
+        "\u3000",
+        "\xa0",
+        " ",
+        "\n",
+        "é",
+        "😀",
+        "ｶ",
+        "&nbsp;",
+    ]
+    rng = random.Random(seed)
+    pages = []
+    for _ in range(count):
+        blocks = []
+        for _ in range(rng.randint(1, 6)):
+            tag = rng.choice(["p", "div", "span", "td", "b", "section", "x-box"])
+            size = rng.choice([10, 50, 59, 60, 61, 70, 85, 86, 90, 199, 200, 201, 300])
+            text = "".join(rng.choice(pieces) for _ in range(size))
+            inner = f"<i>{text[: size // 3]}</i>" if rng.random() < 0.3 else ""
+            blocks.append(f"<{tag}>{text}{inner}{text[size // 2 :]}</{tag}>")
+        pages.append(f"<body><div>{''.join(blocks)}</div></body>")
+    return pages
+
+
+def test_holds_prose_weighs_the_own_text_as_is_prose_does():
+    checked = 0
+    for page in _prose_pages(1500):
+        for node in LexborHTMLParser(page).body.traverse():
+            assert holds_prose(node) == _holds_prose_by_text(node), page
+            checked += 1
+    assert checked > 5000
+
+
+def test_the_tags_of_the_id_tables_have_the_same_id_in_every_document():
+    """The tables are keyed by Lexbor's tag id: right only for the names Lexbor numbers
+    statically (a name it does not know gets an id of its own in each document)."""
+    from transforms.extract import boilerplate, layout, markdown, prose, scoring, title
+
+    tables = [boilerplate._LIST_OF, layout._KIND_OR_PRE, scoring._LINK_LIST_IDS,
+              scoring._TEXT_BLOCK_IDS, markdown._BLOCKS, boilerplate._INVISIBLE_IDS]  # fmt: skip
+    ids = {tag_id for table in tables for tag_id in table}
+    ids |= {i for i, on in enumerate(prose._HOLDER_TABLE) if on}
+    ids |= {i for i, on in enumerate(title._HEAD_TABLE) if on}
+    fresh = LexborHTMLParser("<p></p>").css_first("p")
+    for tag_id in ids:
+        assert tag_id < 0x10000  # static ids are small; others are addresses
+    assert fresh.tag_id in ids

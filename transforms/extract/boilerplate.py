@@ -112,7 +112,9 @@ _LIST_OF = {
     **{create_tag(tag).tag_id: 2 for tag in _CANDIDATE_TAGS},
 }
 _FURNITURE_IDS = frozenset(tag_id for tag_id, index in _LIST_OF.items() if index == 1)
-_H1 = create_tag("h1").tag_id
+_H1, _NOSCRIPT, _HEADER = (create_tag(tag).tag_id for tag in ("h1", "noscript", "header"))
+_GUARDED_FURNITURE_IDS = frozenset(create_tag(tag).tag_id for tag in _GUARDED_FURNITURE)
+_INVISIBLE_IDS = frozenset(create_tag(tag).tag_id for tag in _INVISIBLE)
 
 
 _TABLE = bytearray(max(_LIST_OF) + 1)
@@ -168,18 +170,18 @@ def drop_furniture(
     for node in elements.furniture:
         if node.parent is None:  # inside a stripped element (an <svg>, an <object>)
             continue
-        tag = node.tag
-        if tag == "h1":
+        tag = node.tag_id
+        if tag == _H1:
             if len(h1s) < 3:
                 h1s.append(node.text())
             continue
-        if tag == "noscript":
+        if tag == _NOSCRIPT:
             if node.css_first(_NOSCRIPT_CONTENT) is not None:
                 noscript_chars += size(node)
         elif not main:
             continue
         # a furniture box: kept if it holds the page
-        found.append((node, 0.9 if tag in _GUARDED_FURNITURE else 0.0))
+        found.append((node, 0.9 if tag in _GUARDED_FURNITURE_IDS else 0.0))
     if main and not keep_hidden:
         for node in elements.hidden:
             # (furniture is taken by its tag; detached ones were inside a stripped element)
@@ -189,8 +191,8 @@ def drop_furniture(
         raise TooComplex("too many hidden or furniture elements to measure")
     dropped = 0
     if any(guard for _, guard in found):
-        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag in _INVISIBLE}
-        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag in _INVISIBLE)
+        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag_id in _INVISIBLE_IDS}
+        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag_id in _INVISIBLE_IDS)
         found = [(n, g) for n, g in found if not g or sizes[n.mem_id] < g * visible]
         dropped = sum(sizes[n.mem_id] for n, g in found if g)  # nested ones count twice
     for node, _ in reversed(found):
@@ -252,7 +254,7 @@ def drop_boilerplate(
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))
-    headers = [node for node, name in pending if name is None and node.tag == "header"]
+    headers = [node for node, name in pending if name is None and node.tag_id == _HEADER]
     item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
     if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content
         item_headers = set()
@@ -306,7 +308,7 @@ def drop_boilerplate(
             up is None
             and boilerplate
             and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
-            and not (node.tag in GUARDED_TAGS and holds_prose(node))
+            and not (node.tag_id in _GUARDED_IDS and holds_prose(node))
         ):
             doomed.add(nid)
             root_size -= node_size  # the doomed are disjoint: their sizes add up

@@ -54,6 +54,10 @@ TEXT_BLOCK_TAGS = frozenset(
      "tr", "tbody", "thead", "table"}
 )  # fmt: skip
 
+# (by Lexbor's tag id: ``node.tag`` decodes a new string each time)
+_LINK_LIST_IDS = frozenset(create_tag(tag).tag_id for tag in LINK_LIST_TAGS)
+_TEXT_BLOCK_IDS = frozenset(create_tag(tag).tag_id for tag in TEXT_BLOCK_TAGS)
+
 
 class LinkStats(Tree):
     """Link text and link count per element, summed from the links up to ``body``; and a
@@ -161,7 +165,7 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
         if chosen is None:
             break
         node = chosen
-    while node.tag in TEXT_BLOCK_TAGS and node.parent is not None:
+    while node.tag_id in _TEXT_BLOCK_IDS and node.parent is not None:
         node = node.parent  # one paragraph is too narrow: its container is the content
     return node
 
@@ -219,7 +223,7 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     for nid, w in sums.items():
         if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
             best, best_depth = tree.nodes[nid], tree.depth[nid]
-    while best.tag in TEXT_BLOCK_TAGS and best.parent is not None:
+    while best.tag_id in _TEXT_BLOCK_IDS and best.parent is not None:
         best = best.parent
     return best
 
@@ -250,7 +254,7 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if count < 2 or nid == root_id or nid not in inside:
             continue
         node = links.nodes[nid]
-        if node.tag not in LINK_LIST_TAGS:
+        if node.tag_id not in _LINK_LIST_IDS:
             continue
         measured += 1
         if measured > MAX_MEASURED:

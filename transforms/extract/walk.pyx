@@ -159,11 +159,10 @@ cdef inline uint32_t _code_point(const unsigned char *s, size_t i, size_t n) noe
     return 0xFFFD
 
 
-cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
-    """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
-    off its ends (Unicode whitespace, as Python's ``str.isspace`` has it)."""
+cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) noexcept:
+    """The bounds ``[first, last)`` of the UTF-8 ``s`` once ``str.strip()`` took the
+    whitespace off its ends (Unicode whitespace, as Python's ``str.isspace`` has it)."""
     cdef size_t start = 0, end = n, back
-    cdef Py_ssize_t count = 0
     while start < end:
         if s[start] < 0x80:
             if not Py_UNICODE_ISSPACE(s[start]):
@@ -185,6 +184,15 @@ cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
             if not Py_UNICODE_ISSPACE(_code_point(s, back, n)):
                 break
             end = back
+    first[0], last[0] = start, end
+
+
+cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
+    """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
+    off its ends."""
+    cdef size_t start, end
+    cdef Py_ssize_t count = 0
+    _strip(s, n, &start, &end)
     while start < end:
         if (s[start] & 0xC0) != 0x80:
             count += 1
@@ -771,3 +779,70 @@ def render(str text) -> str:
     finally:
         PyMem_Free(a)
         PyMem_Free(b)
+
+
+# --- prose ----------------------------------------------------------------------------------
+
+
+cdef bint _own_text_is_prose(walk_node *node, double prose, double cjk_weight,
+                             Py_ssize_t cjk_chars, const uint32_t[:, :] ranges) noexcept:
+    """``prose.is_prose(node.text(deep=False, strip=True))``: the text nodes directly in
+    ``node``, each stripped, joined: ``PROSE_CHARS`` characters or more, or that weight with
+    its CJK characters (code points in ``ranges``) counting ``cjk_weight`` more, when it has
+    ``cjk_chars`` characters or more and some non-ASCII."""
+    cdef walk_node *child = node.first_child
+    cdef walk_text *text
+    cdef Py_ssize_t n = 0, cjk = 0
+    cdef size_t i, last
+    cdef bint ascii = True
+    cdef const unsigned char *s
+    cdef uint32_t cp
+    cdef Py_ssize_t r
+    while child != NULL:
+        if child.local_name == TEXT:
+            text = <walk_text *> child
+            if text.data.data != NULL:
+                n += _text_length(child)
+        child = child.next
+    if n >= prose:
+        return True
+    if n < cjk_chars:
+        return False
+    child = node.first_child
+    while child != NULL:  # the CJK characters, inside each text node's stripped part
+        if child.local_name == TEXT and (<walk_text *> child).data.data != NULL:
+            s = (<walk_text *> child).data.data
+            _strip(s, (<walk_text *> child).data.length, &i, &last)
+            while i < last:
+                if s[i] < 0x80:
+                    i += 1
+                    continue
+                ascii = False
+                cp = _code_point(s, i, last)
+                for r in range(ranges.shape[0]):
+                    if ranges[r, 0] <= cp <= ranges[r, 1]:
+                        cjk += 1
+                        break
+                i += 2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4)
+        child = child.next
+    if ascii:
+        return False
+    return n + cjk_weight * cjk >= prose
+
+
+def holds_prose(LexborNode root, const unsigned char[:] holders, double prose, double cjk_weight,
+                Py_ssize_t cjk_chars, const uint32_t[:, :] ranges) -> bool:
+    """Whether ``root`` or an element in its subtree with a tag id ``t`` such that
+    ``holders[t]`` is set has own text that is prose (see ``_own_text_is_prose``)."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef size_t limit = holders.shape[0]
+    if _own_text_is_prose(top, prose, cjk_weight, cjk_chars, ranges):
+        return True
+    node = top.first_child
+    while node != NULL:
+        if node.type == ELEMENT and node.local_name < limit and holders[node.local_name]:
+            if _own_text_is_prose(node, prose, cjk_weight, cjk_chars, ranges):
+                return True
+        node = _next_in(node, top)
+    return False
