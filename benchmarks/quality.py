@@ -1,22 +1,27 @@
 """Extraction-quality benchmark (``make eval``): this extractor against its peers.
 
-Reads ../shared/corpus (aeb, wcxb-dev, readability, newspaper4k; see its README) and prints
-one table: for each extractor F1/P/R per set, F1 per wcxb page type, title word-F1, pages/s
-on wcxb-dev (one core, extraction calls only) and peak memory. Then the lost articles: per
-set, the "misses" of this extractor (word-F1 < 0.3 where trafilatura or resiliparse has
->= 0.7), the reverse, and trafilatura's misses against this extractor and resiliparse; word-F1
-per language on readability and newspaper4k (their ``lang``); the pages where this extractor's
-main text is empty although its full text has a paragraph of prose ("empty but has prose":
-200+ characters, or 60+ CJK characters; and how many of those still have one with the
-links taken out); the ten pages where this extractor loses most
-against the best peer; a memory-growth check (RSS after 1k vs 10k extractions); and the
-language and Markdown reports of ``benchmarks/columns_eval.py``.
+Reads ../shared/corpus (aeb, wcxb-dev, readability, newspaper4k, fundus, cleaneval-dev; see its
+README). Every extractor is given each page's raw bytes and decodes them itself. It prints:
 
-Each extractor runs in its own subprocess so that peak memory is its own; pages/s is the best
-of four runs taken in turns (this, seed, resiliparse, parse-only, this, ...), since the speed of
-a shared machine drifts. trafilatura is slow (~2 minutes), so its results are cached under
-``bench/`` by version; ``--refresh`` reruns it.
-Exits 0 with a message when the corpus is absent.
+- F1 per set and title word-F1 (wcxb-dev, fundus), with peak memory; then aeb and wcxb-dev
+  precision and recall and F1 per wcxb page type;
+- the lost articles: per set, the "misses" of this extractor (word-F1 < 0.3 where trafilatura
+  or resiliparse has >= 0.7), the reverse, and trafilatura's misses against the other two;
+- word-F1 per language of every set: the ``lang`` of its ground truth, or for aeb and wcxb-dev
+  (unlabelled) the language fastText finds in the reference text, marked "detected"; with this
+  extractor's margin over trafilatura;
+- the pages where this extractor's main text is empty although its full text has a paragraph
+  of prose ("empty but has prose": 200+ characters, or 60+ CJK characters; and how many of
+  those still have one with the links taken out);
+- the ten pages where this extractor loses most against the best peer; a memory-growth check
+  (RSS after 1k vs 10k extractions);
+- speed per corpus, bytes in (``benchmarks/speed.py``: this and resiliparse taking turns page
+  by page, the ratio beside its target, this as a multiple of a bare parse, decoding's share);
+- the language and Markdown reports of ``benchmarks/columns_eval.py``.
+
+Each extractor's quality pass runs in its own subprocess so that peak memory is its own.
+trafilatura is slow (~3 minutes), so its results are cached under ``bench/`` by version;
+``--refresh`` reruns it. Exits 0 with a message when the corpus is absent.
 """
 
 from __future__ import annotations
@@ -41,9 +46,14 @@ CACHE = ROOT / "bench" / "cache"
 EXTRACTORS = ["this", "seed", "resiliparse", "trafilatura", "parse-only"]
 REFERENCE = "parse-only"  # Lexbor parsing alone: a floor for the time, not an extractor
 PAGE_TYPES = ["article", "documentation", "service", "forum", "product", "listing", "collection"]
-# Sets whose reference is another tool's output, scored by word-F1 per page (and per language).
-TOOL_SETS = ["readability", "newspaper4k"]
+# Sets scored by word-F1 per page and per language, their ground truth in one JSON per page
+# (``{url, title, text, lang}``): Readability's and newspaper4k's output, fundus's per-publisher
+# parsers, CleanEval's annotators. The folder of each under ``CORPUS``:
+TOOL_SETS = ["readability", "newspaper4k", "fundus", "cleaneval"]
+FOLDERS = {"cleaneval": "cleaneval-dev"}
 SETS = ["aeb", "wcxb", *TOOL_SETS]
+TITLE_SETS = ["wcxb", "fundus"]  # sets whose reference title is the page's headline
+SHORT = {"readability": "rdbl", "newspaper4k": "np4k", "cleaneval": "clnev"}
 MISS_BELOW, HIT_FROM = 0.3, 0.7  # a miss: F1 under MISS_BELOW where a peer has HIT_FROM or more
 PROSE_CHARS, PROSE_CJK = 200, 60  # a paragraph of prose: this many characters (CJK ones)
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -80,7 +90,7 @@ def load_corpus() -> dict[str, dict[str, dict]]:
             "type": meta["_internal"]["page_type"]["primary"],
         }
     for set_name in TOOL_SETS:
-        folder = CORPUS / set_name
+        folder = CORPUS / FOLDERS.get(set_name, set_name)
         if not folder.is_dir():
             continue
         sets[set_name] = {}
@@ -100,12 +110,17 @@ def load_corpus() -> dict[str, dict[str, dict]]:
     return sets
 
 
+def page_bytes(page: dict) -> bytes:
+    """A corpus page's HTML as stored: the bytes every extractor is given."""
+    return gzip.decompress(page["gz"])
+
+
 def page_html(page: dict) -> str:
-    """A corpus page's HTML as the text every extractor is given."""
-    return gzip.decompress(page["gz"]).decode("utf-8", errors="replace")
+    """A corpus page's HTML as text, read as UTF-8 (for the column reports)."""
+    return page_bytes(page).decode("utf-8", errors="replace")
 
 
-# --- extractors (each returns (title, text) for an HTML string) -------------------------------
+# --- extractors (each returns (title, text) for a page's bytes, decoding them itself) --------
 
 
 def make_extractor(name: str, mode: str = "main"):
@@ -114,7 +129,7 @@ def make_extractor(name: str, mode: str = "main"):
 
         extractor = Extractor(mode)
 
-        def run(html: str, url: str | None) -> tuple[str, str]:
+        def run(html: bytes, url: str | None) -> tuple[str, str]:
             result = extractor(html, url)
             return result.title, result.text
 
@@ -122,7 +137,7 @@ def make_extractor(name: str, mode: str = "main"):
     if name == REFERENCE:
         from selectolax.lexbor import LexborHTMLParser
 
-        def run(html: str, url: str | None) -> tuple[str, str]:
+        def run(html: bytes, url: str | None) -> tuple[str, str]:
             LexborHTMLParser(html)
             return "", ""
 
@@ -130,20 +145,21 @@ def make_extractor(name: str, mode: str = "main"):
     if name == "seed":
         from benchmarks.seed_cleaner import seed_clean
 
-        return lambda html, url: seed_clean(html)
+        return lambda html, url: seed_clean(html.decode("utf-8", errors="replace"))
     if name == "resiliparse":
         from resiliparse.extract.html2text import extract_plain_text
+        from resiliparse.parse.encoding import detect_encoding
         from resiliparse.parse.html import HTMLTree
 
-        def run(html: str, url: str | None) -> tuple[str, str]:
-            tree = HTMLTree.parse(html)
+        def run(html: bytes, url: str | None) -> tuple[str, str]:
+            tree = HTMLTree.parse_from_bytes(html, detect_encoding(html, from_html_meta=True))
             return tree.title or "", extract_plain_text(tree, main_content=True)
 
         return run
     if name == "trafilatura":
         import trafilatura
 
-        def run(html: str, url: str | None) -> tuple[str, str]:
+        def run(html: bytes, url: str | None) -> tuple[str, str]:
             doc = trafilatura.bare_extraction(html, url=url, with_metadata=True)
             if doc is None:
                 return "", ""
@@ -172,7 +188,7 @@ def worker(name: str, out: Path, memcheck: int) -> None:
     for set_name, pages in sets.items():
         outputs, seconds = {}, 0.0
         for page_id, page in pages.items():
-            html = page_html(page)
+            html = page_bytes(page)
             start = clock()
             title, text = run(html, page["url"])
             elapsed = clock() - start
@@ -189,9 +205,9 @@ def worker(name: str, out: Path, memcheck: int) -> None:
         result["full_if_empty"] = {
             set_name: {
                 page_id: [
-                    extract(page_html(pages[page_id]), pages[page_id]["url"], mode="full").text,
+                    extract(page_bytes(pages[page_id]), pages[page_id]["url"], mode="full").text,
                     extract(
-                        page_html(pages[page_id]),
+                        page_bytes(pages[page_id]),
                         pages[page_id]["url"],
                         mode="full",
                         format="markdown",
@@ -208,46 +224,11 @@ def worker(name: str, out: Path, memcheck: int) -> None:
         rss = {}
         for i in range(memcheck):
             page = pages[i % len(pages)]
-            run(page_html(page), page["url"])
+            run(page_bytes(page), page["url"])
             if i + 1 in (1000, memcheck):
                 rss[i + 1] = _rss_mb()
         result["memcheck"] = rss
     out.write_text(json.dumps(result), encoding="utf-8")
-
-
-def timing_worker(name: str, out: Path) -> None:
-    """Only the CPU seconds of one extractor over wcxb-dev, in this process (a speed round)."""
-    pages = [(page_html(page), page["url"]) for page in load_corpus()["wcxb"].values()]
-    run = make_extractor(name)
-    clock = time.process_time
-    start = clock()
-    for html, url in pages:
-        run(html, url)
-    out.write_text(json.dumps({"pages": len(pages), "seconds": clock() - start}), encoding="utf-8")
-
-
-def speed_rounds(names: list[str], rounds: int) -> dict[str, list[float]]:
-    """Pages/s on wcxb-dev of each extractor in ``rounds`` more runs, taken in turns (a b c a b
-    c ...), each in a fresh process: the speed of a shared machine drifts by 10% and more over a
-    minute, and turns spread the drift over all of them."""
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    out = CACHE / "timing.json"
-    for _ in range(rounds):
-        for name in names:
-            cmd = [
-                sys.executable,
-                "-m",
-                "benchmarks.quality",
-                "--worker",
-                name,
-                "--timing",
-                "--out",
-                str(out),
-            ]
-            subprocess.run(cmd, check=True, cwd=ROOT)
-            timing = json.loads(out.read_text(encoding="utf-8"))
-            rates[name].append(timing["pages"] / max(timing["seconds"], 1e-9))
-    return rates
 
 
 def run_worker(name: str, memcheck: int, refresh: bool) -> dict:
@@ -257,7 +238,7 @@ def run_worker(name: str, memcheck: int, refresh: bool) -> dict:
         import importlib.metadata
 
         version = importlib.metadata.version("trafilatura")
-        cached = CACHE / f"trafilatura-{version}.json"
+        cached = CACHE / f"trafilatura-{version}-bytes.json"  # pages given as bytes
         if cached.exists() and not refresh:
             result = json.loads(cached.read_text(encoding="utf-8"))
             if set(load_corpus()) <= set(result["outputs"]):  # else a set was added: rerun
@@ -290,8 +271,11 @@ def score(sets: dict, result: dict) -> tuple[dict, dict[tuple[str, str], float]]
         row[page_type] = macro_mean(
             s for i, s in page_scores.items() if wcxb[i]["type"] == page_type
         )
-    row["title"] = macro_mean(word_prf(wcxb[i]["title"], outputs["wcxb"][i][0]) for i in wcxb)
-    row["pps"] = len(wcxb) / max(result["seconds"]["wcxb"], 1e-9)
+    for set_name in TITLE_SETS:
+        pages = sets.get(set_name, {})
+        row[f"title {set_name}"] = macro_mean(
+            word_prf(pages[i]["title"], outputs[set_name][i][0]) for i in pages
+        )
     row["peak_mb"] = result.get("peak_mb", float("nan"))
     for i, s in page_scores.items():
         per_page[("wcxb", i)] = s.f1
@@ -360,23 +344,41 @@ def print_misses(sets: dict, f1: dict) -> None:
         )
 
 
+def page_languages(sets: dict) -> dict[tuple[str, str], str]:
+    """The language of every page: its ground truth's ``lang``, or for the unlabelled sets
+    (aeb, wcxb-dev) the one fastText finds in the reference text, suffixed ``*``."""
+    from transforms import language
+
+    langs = {}
+    for set_name, pages in sets.items():
+        for i, page in pages.items():
+            lang = page.get("lang")
+            if lang is None:
+                lang = language.identify("", page["text"], sample_chars=1000).code + "*"
+            langs[(set_name, i)] = lang
+    return langs
+
+
 def print_languages(sets: dict, f1: dict, names: list[str]) -> None:
-    """Word-F1 per ``lang`` over the tool sets (readability and newspaper4k together)."""
-    langs: dict[str, list[tuple[str, str]]] = {}
-    for set_name in TOOL_SETS:
-        for i, page in sets.get(set_name, {}).items():
-            langs.setdefault(page["lang"], []).append((set_name, i))
-    if not langs:
-        return
+    """Word-F1 per language, set by set, with this extractor's margin over trafilatura."""
     names = [n for n in names if n != REFERENCE]
-    print("\nword-F1 per language (readability + newspaper4k):")
-    head = ["lang", "pages", *names]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" for _ in head) + "|")
-    for lang, keys in sorted(langs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        cells = [lang, str(len(keys))]
-        cells += [f"{sum(f1[n][k] for k in keys) / len(keys):.3f}" for n in names]
-        print("| " + " | ".join(cells) + " |")
+    langs = page_languages(sets)
+    margin = "this" in names and "trafilatura" in names
+    for set_name, pages in sets.items():
+        by_lang: dict[str, list[tuple[str, str]]] = {}
+        for i in pages:
+            by_lang.setdefault(langs[(set_name, i)], []).append((set_name, i))
+        detected = " (* detected in the reference text)" if set_name in ("aeb", "wcxb") else ""
+        print(f"\nword-F1 per language, {set_name}{detected}:")
+        head = ["lang", "pages", *names] + (["this - trafilatura"] if margin else [])
+        print("| " + " | ".join(head) + " |")
+        print("|" + "|".join("---" for _ in head) + "|")
+        for lang, keys in sorted(by_lang.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            mean = {n: sum(f1[n][k] for k in keys) / len(keys) for n in names}
+            cells = [lang, str(len(keys))] + [f"{mean[n]:.3f}" for n in names]
+            if margin:
+                cells.append(f"{mean['this'] - mean['trafilatura']:+.3f}")
+            print("| " + " | ".join(cells) + " |")
 
 
 _MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
@@ -402,24 +404,28 @@ def print_empty_with_prose(sets: dict, result: dict) -> None:
 
 
 def print_table(rows: dict[str, dict], cached: set[str]) -> None:
-    head = ["extractor", "aeb F1", "aeb P", "aeb R", "wcxb F1", "wcxb P", "wcxb R"]
-    head += [t[:5] for t in PAGE_TYPES] + ["title F1", "rdbl F1", "np4k F1", "pages/s", "peak MB"]
+    """F1 per set and title F1, then aeb and wcxb-dev precision and recall and F1 per page
+    type (the parse-only reference has no row: it extracts nothing)."""
+    rows = {name: row for name, row in rows.items() if name != REFERENCE}
+    sets = [s for s in SETS if all(s in row for row in rows.values())]
+    head = ["extractor"] + [f"{SHORT.get(s, s)} F1" for s in sets]
+    head += [f"title {SHORT.get(s, s)}" for s in TITLE_SETS] + ["peak MB"]
+    _print_rows(head, rows, cached, lambda row: [f"{row[s].f1:.3f}" for s in sets]
+                + [f"{row[f'title {s}'].f1:.3f}" for s in TITLE_SETS]
+                + [f"{row['peak_mb']:.0f}"])  # fmt: skip
+    print()
+    head = ["extractor", "aeb P", "aeb R", "wcxb P", "wcxb R"] + [t[:5] for t in PAGE_TYPES]
+    _print_rows(head, rows, cached, lambda row: [f"{row[s].precision:.3f}" for s in ("aeb",)]
+                + [f"{row['aeb'].recall:.3f}", f"{row['wcxb'].precision:.3f}"]
+                + [f"{row['wcxb'].recall:.3f}"] + [f"{row[t].f1:.3f}" for t in PAGE_TYPES])  # fmt: skip
+
+
+def _print_rows(head: list[str], rows: dict[str, dict], cached: set[str], cells) -> None:
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for name, row in rows.items():
-        cells = [name + (" (cached)" if name in cached else "")]
-        if name == REFERENCE:
-            cells += ["–"] * (len(head) - 3) + [f"{row['pps']:.0f}", f"{row['peak_mb']:.0f}"]
-            print("| " + " | ".join(cells) + " |")
-            continue
-        for set_name in ("aeb", "wcxb"):
-            prf = row[set_name]
-            cells += [f"{prf.f1:.3f}", f"{prf.precision:.3f}", f"{prf.recall:.3f}"]
-        cells += [f"{row[t].f1:.3f}" for t in PAGE_TYPES]
-        cells += [f"{row['title'].f1:.3f}"]
-        cells += [f"{row[t].f1:.3f}" if t in row else "–" for t in TOOL_SETS]
-        cells += [f"{row['pps']:.0f}", f"{row['peak_mb']:.0f}"]
-        print("| " + " | ".join(cells) + " |")
+        label = name + (" (cached)" if name in cached else "")
+        print("| " + " | ".join([label, *cells(row)]) + " |")
 
 
 def main() -> int:
@@ -437,18 +443,14 @@ def main() -> int:
         "--speed-rounds",
         type=int,
         default=3,
-        help="extra timing runs per extractor, in turns; pages/s is the best run (0: one run)",
+        help="rounds of the speed table (benchmarks/speed.py); 0 leaves it out",
     )
-    parser.add_argument("--timing", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--refresh", action="store_true", help="rerun trafilatura instead of its cache"
     )
     args = parser.parse_args()
     if not (CORPUS / "aeb").is_dir() or not (CORPUS / "wcxb-dev").is_dir():
         print(f"benchmark skipped: corpus not found at {CORPUS}")
-        return 0
-    if args.worker and args.timing:
-        timing_worker(args.worker, args.out)
         return 0
     if args.worker:
         worker(args.worker, args.out, args.memcheck if args.worker == "this" else 0)
@@ -459,22 +461,11 @@ def main() -> int:
     for name in args.only:
         results[name] = run_worker(name, args.memcheck, args.refresh)
         rows[name], per_page[name] = score(sets, results[name])
-    timed = [n for n in rows if not results[n].get("cached") and n != "trafilatura"]
-    rates = speed_rounds(timed, args.speed_rounds)
-    for name in timed:
-        rates[name].insert(0, rows[name]["pps"])
-        rows[name]["pps"] = max(rates[name])
     print(
         "\n" + ", ".join(f"{name}: {len(pages)} pages" for name, pages in sets.items()) + "; "
-        "pages/s on wcxb-dev = pages / CPU seconds in the extraction calls, one process, "
-        f"best of {1 + args.speed_rounds} runs taken in turns; "
-        "peak MB = max RSS above the loaded corpus\n"
+        "each extractor given the page's bytes; peak MB = max RSS above the loaded corpus\n"
     )
     print_table(rows, {n for n, r in results.items() if r.get("cached")})
-
-    print("\npages/s per run: " + "; ".join(
-        f"{name} " + " ".join(f"{r:.0f}" for r in rates[name]) for name in timed
-    ))  # fmt: skip
 
     f1 = {n: word_f1s(sets, results[n]) for n in rows if n != REFERENCE}
     print_misses(sets, f1)
@@ -510,6 +501,10 @@ def main() -> int:
             f"\nmemory: RSS {r1:.0f} MB after {n1} extractions, {r2:.0f} MB after {n2} "
             f"({r2 - r1:+.0f} MB)"
         )
+    if args.speed_rounds > 0:  # in its own process: this, resiliparse and a parse side by side
+        cmd = [sys.executable, "-m", "benchmarks.speed", "--rounds", str(args.speed_rounds)]
+        sys.stdout.flush()
+        subprocess.run(cmd, check=True, cwd=ROOT)
     from benchmarks.columns_eval import print_columns_report  # it loads the corpus from here
 
     print_columns_report(sets)  # the language and Markdown columns
