@@ -218,6 +218,29 @@ def test_attribute_values_are_those_of_attributes(pages):
             assert values == wanted, page
 
 
+def _add_by_parents(tree: Tree, node: LexborNode) -> int:
+    """``Tree.add`` as it was written in Python, following ``node.parent``."""
+    first = nid = node.mem_id
+    chain = []
+    while nid not in tree.parent_of:
+        tree.nodes[nid] = node
+        up = node.parent
+        pid = up.mem_id if up is not None else None
+        tree.parent_of[nid] = pid
+        chain.append(nid)
+        if up is None:
+            nid = None
+            break
+        node, nid = up, pid
+    if chain:
+        d = tree.depth[nid] if nid is not None else -1
+        for c in reversed(chain):
+            d += 1
+            tree.depth[c] = d
+        tree.order.extend(reversed(chain))
+    return first
+
+
 def _link_stats_by_css(body: LexborNode) -> Tree:
     """What LinkStats recorded before the walk did it: ``css("a")`` and ``Tree.add``."""
     tree = Tree(body)
@@ -225,7 +248,7 @@ def _link_stats_by_css(body: LexborNode) -> Tree:
     for link in body.css("a"):
         n = len(link.text(strip=True))
         if n:
-            nid = tree.add(link)
+            nid = _add_by_parents(tree, link)
             tree.own_chars[nid] = tree.own_chars.get(nid, 0) + n
             tree.own_count[nid] = tree.own_count.get(nid, 0) + 1
     return tree
@@ -384,3 +407,23 @@ def test_the_tags_of_the_id_tables_have_the_same_id_in_every_document():
     for tag_id in ids:
         assert tag_id < 0x10000  # static ids are small; others are addresses
     assert fresh.tag_id in ids
+
+
+def test_tree_add_records_the_chains_the_parents_give(pages):
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        nodes = list(body.traverse())
+        by_parents, by_walk = Tree(body), Tree(body)
+        for node in random.Random(page).sample(nodes, min(len(nodes), 12)):
+            assert by_walk.add(node) == _add_by_parents(by_parents, node)
+        assert by_walk.parent_of == by_parents.parent_of and by_walk.order == by_parents.order
+        assert by_walk.depth == by_parents.depth
+        assert {k: n.mem_id for k, n in by_walk.nodes.items()} == {
+            k: n.mem_id for k, n in by_parents.nodes.items()
+        }
+    # an element outside the tree's root: its chain runs up to the document
+    tree = LexborHTMLParser("<html><head><title>t</title></head><body></body></html>")
+    outside = Tree(tree.body)
+    reference = Tree(tree.body)
+    assert outside.add(tree.head) == _add_by_parents(reference, tree.head)
+    assert outside.parent_of == reference.parent_of and outside.depth == reference.depth

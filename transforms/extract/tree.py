@@ -37,28 +37,9 @@ class Tree:
         self.order: list[int] = [self.body_id]  # parents before children
 
     def add(self, node: LexborNode) -> int:
-        """Record ``node``'s chain up to a known element; return its id."""
-        parent_of, nodes = self.parent_of, self.nodes
-        first = nid = node.mem_id
-        chain = []
-        while nid not in parent_of:
-            nodes[nid] = node
-            up = node.parent
-            pid = up.mem_id if up is not None else None
-            parent_of[nid] = pid
-            chain.append(nid)
-            if up is None:  # above body: the chain's top is the document itself
-                nid = None
-                break
-            node, nid = up, pid
-        if chain:
-            depth = self.depth
-            d = depth[nid] if nid is not None else -1
-            for c in reversed(chain):
-                d += 1
-                depth[c] = d
-            self.order.extend(reversed(chain))
-        return first
+        """Record ``node``'s chain up to a known element; return its id (``walk.tree_add``:
+        the chain is followed in C, a ``LexborNode`` made only for each new element)."""
+        return walk.tree_add(node, self.parent_of, self.nodes, self.depth, self.order)
 
     def sum_up(self, values: dict[int, float]) -> dict[int, float]:
         """Subtree sums of per-element ``values`` (keys from ``add``): each element is

@@ -458,6 +458,37 @@ def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple
 # --- links ----------------------------------------------------------------------------------
 
 
+cdef object _add_chain(walk_node *node, object parser, dict parent_of, dict nodes, dict depth,
+                       list order):
+    """``tree.Tree.add``: record ``node``'s chain of ancestors up to one ``parent_of`` knows
+    (``parent_of``, ``nodes``, ``depth``, ``order``, by ``mem_id``); its id."""
+    cdef walk_node *up = node
+    cdef list chain = []
+    nid = first = <size_t> node
+    while nid not in parent_of:
+        nodes[nid] = _wrap(up, parser)
+        up = up.parent
+        pid = None if up == NULL else <size_t> up
+        parent_of[nid] = pid
+        chain.append(nid)
+        if up == NULL:
+            nid = None
+            break
+        nid = pid
+    if chain:
+        d = depth[nid] if nid is not None else -1
+        for c in reversed(chain):
+            d += 1
+            depth[c] = d
+        order.extend(reversed(chain))
+    return first
+
+
+def tree_add(LexborNode node, dict parent_of, dict nodes, dict depth, list order) -> int:
+    """``tree.Tree.add``'s work, on ``Tree``'s four collections (see ``_add_chain``)."""
+    return _add_chain(node.node, node.parser, parent_of, nodes, depth, order)
+
+
 def link_tree(
     LexborNode root, uintptr_t link_tag, dict parent_of, dict nodes, dict depth, list order,
     dict own_chars, dict own_count,
@@ -469,34 +500,13 @@ def link_tree(
     ``own_count`` under its id."""
     cdef walk_node *top = root.node
     cdef walk_node *node = top
-    cdef walk_node *up
     cdef Py_ssize_t n
     cdef object parser = root.parser
-    cdef list chain
     while node != NULL:
         if node.local_name == link_tag and node.type == ELEMENT:
             n = _size(node)
             if n:
-                nid = <size_t> node
-                first = nid
-                chain = []
-                up = node
-                while nid not in parent_of:
-                    nodes[nid] = _wrap(up, parser)
-                    up = up.parent
-                    pid = None if up == NULL else <size_t> up
-                    parent_of[nid] = pid
-                    chain.append(nid)
-                    if up == NULL:
-                        nid = None
-                        break
-                    nid = pid
-                if chain:
-                    d = depth[nid] if nid is not None else -1
-                    for c in reversed(chain):
-                        d += 1
-                        depth[c] = d
-                    order.extend(reversed(chain))
+                first = _add_chain(node, parser, parent_of, nodes, depth, order)
                 own_chars[first] = own_chars.get(first, 0) + n
                 own_count[first] = own_count.get(first, 0) + 1
         node = _next_in(node, top)
