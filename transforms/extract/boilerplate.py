@@ -95,7 +95,8 @@ class BodyElements(NamedTuple):
 
     stripped: list[LexborNode]  # never visible: removed first
     furniture: list[LexborNode]  # furniture tags, and h1 and noscript (looked at by drop_furniture)
-    containers: list[LexborNode]  # candidates of drop_boilerplate
+    containers: list[LexborNode]  # candidates of drop_boilerplate: forms, headers, and the
+    # other container tags if they have attributes
     hidden: list[LexborNode]  # hidden by attribute (``HIDDEN_SELECTOR``), any tag
     article_body: list[LexborNode]  # marked up as the article body (schema.org microdata)
 
@@ -117,9 +118,13 @@ _GUARDED_FURNITURE_IDS = frozenset(create_tag(tag).tag_id for tag in _GUARDED_FU
 _INVISIBLE_IDS = frozenset(create_tag(tag).tag_id for tag in _INVISIBLE)
 
 
+# walk.sort_body's table: a container goes to its list only if it has attributes (drop_boilerplate
+# passes over the others but for forms and headers), which spares a LexborNode for most of them.
 _TABLE = bytearray(max(_LIST_OF) + 1)
 for _tag_id, _index in _LIST_OF.items():
     _TABLE[_tag_id] = _index + 1
+for _tag in CONTAINER_TAGS:
+    _TABLE[create_tag(_tag).tag_id] |= walk.WITH_ATTRIBUTES
 _TABLE = bytes(_TABLE)
 
 

@@ -263,8 +263,10 @@ def own_size(LexborNode node) -> int:
 
 # The attribute names this module can be asked about, by index: each one's static id (0 when
 # Lexbor has none for it) and its bytes.
-cdef list _NAMES = []
+cdef list _NAMES = []  # (keeps the bytes that _name_text points into)
 cdef uintptr_t _static_ids[64]
+cdef const char *_name_text[64]
+cdef size_t _name_length[64]
 cdef dict _INDEX = {}
 
 
@@ -280,10 +282,14 @@ cdef int _name_index(str name) except -1:
     element = LexborHTMLParser(f"<p {name}>").css_first("p")
     attr = (<walk_element *> element.node).first_attr
     ident = attr.qualified_name or attr.node.local_name
-    _static_ids[len(_NAMES)] = ident if ident < STATIC_IDS else 0
-    _NAMES.append(name.encode())
-    _INDEX[name] = len(_NAMES) - 1
-    return len(_NAMES) - 1
+    index = len(_NAMES)
+    encoded = name.encode()
+    _NAMES.append(encoded)
+    _static_ids[index] = ident if ident < STATIC_IDS else 0
+    _name_text[index] = <const char *> (<bytes> encoded)
+    _name_length[index] = len(encoded)
+    _INDEX[name] = index
+    return index
 
 
 cdef inline bint _is_named(walk_attr *attr, int index) noexcept:
@@ -291,18 +297,16 @@ cdef inline bint _is_named(walk_attr *attr, int index) noexcept:
     cdef uintptr_t ident = attr.qualified_name or attr.node.local_name
     cdef walk_name_entry *entry
     cdef const unsigned char *text
-    cdef bytes name
     if ident < STATIC_IDS:
         return ident == _static_ids[index]
     entry = <walk_name_entry *> ident
-    name = <bytes> (<list> _NAMES)[index]
-    if entry.length != <size_t> len(name):
+    if entry.length != _name_length[index]:
         return False
     if entry.length <= SHORT_NAME:
         text = &entry.u.short_str[0]
     else:
         text = entry.u.long_str
-    return memcmp(text, <const char *> name, entry.length) == 0
+    return memcmp(text, _name_text[index], entry.length) == 0
 
 
 cdef inline walk_attr *_find(walk_node *node, int index) noexcept:
@@ -422,11 +426,15 @@ cdef inline LexborNode _wrap(walk_node *node, object parser):
     return wrapped
 
 
+WITH_ATTRIBUTES = 0x80  # in sort_body's table: the element is listed only if it has attributes
+cdef unsigned char _WITH_ATTRIBUTES = WITH_ATTRIBUTES
+
+
 def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple:
     """One walk of ``root``'s subtree (itself included), in document order:
 
     - ``lists`` lists of elements: one whose tag id ``t`` has ``table[t] = k > 0`` goes to
-      list ``k - 1``;
+      list ``k - 1``; with ``WITH_ATTRIBUTES`` added to ``k``, only if it has attributes;
     - the elements ``root.css(HIDDEN)`` would find (``[hidden]``, ``[aria-hidden="true"]``,
       a ``style`` with ``display:none`` or ``display: none``, ASCII case ignored), each once;
     - those ``root.css('[itemprop="articleBody" i]')`` would find.
@@ -439,13 +447,17 @@ def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple
     cdef walk_attr *attr
     cdef uintptr_t tag
     cdef size_t limit = table.shape[0]
+    cdef unsigned char entry
+    cdef bint attributes
     cdef object parser = root.parser
     while node != NULL:
         if node.type == ELEMENT:
             tag = node.local_name
-            if tag < limit and table[tag]:
-                (<list> found[table[tag] - 1]).append(_wrap(node, parser))
-            if (<walk_element *> node).first_attr != NULL:
+            attributes = (<walk_element *> node).first_attr != NULL
+            entry = table[tag] if tag < limit else 0
+            if entry and (attributes or not entry & _WITH_ATTRIBUTES):
+                (<list> found[(entry & ~_WITH_ATTRIBUTES) - 1]).append(_wrap(node, parser))
+            if attributes:
                 if _hidden(node):
                     hidden.append(_wrap(node, parser))
                 attr = _find(node, _ITEMPROP)
