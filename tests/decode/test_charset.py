@@ -381,3 +381,22 @@ def test_sparse_western_text_is_windows_1252(text: str) -> None:
 )
 def test_text_with_evidence_for_a_code_page_is_not_sparse_western(text: str, codec: str):
     assert not charset_module._sparse_western(text.encode(codec))
+
+
+def _mostly_utf8_by_decoding(data: bytes) -> bool:
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    good = sum(1 for c in text if ord(c) > 0x7F) - bad
+    return good >= 8 and bad * 20 <= good
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"a", b" ", b"\xc3\xa9", b"\xe2\x80\x99", b"\xf0\x9f\x98\x80", b"\xe9",
+                         b"\x92", b"\xc3", b"\x80", b"\xf4\x8f\xbf\xbf", b"\xc2\xa0"]),
+        max_size=120,
+    ).map(b"".join)
+)  # fmt: skip
+@settings(max_examples=500, deadline=None)
+def test_mostly_utf8_counts_as_decoding_with_replacements(data: bytes) -> None:
+    assert charset_module._mostly_utf8(data) == _mostly_utf8_by_decoding(data)

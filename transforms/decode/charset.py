@@ -274,12 +274,21 @@ def _strict(data: bytes, codec: str) -> str | None:
         return None
 
 
+_NOT_UTF8_LEADS = bytes(b for b in range(256) if not 0xC2 <= b <= 0xF4)
+
+
 def _mostly_utf8(data: bytes) -> bool:
     """UTF-8 with a few stray bytes (a common mix-up) rather than a legacy single-byte text.
 
     In legacy encodings a high byte is rarely followed by a UTF-8 continuation byte, so valid
     multi-byte sequences vastly outnumber invalid ones only in (damaged) UTF-8.
+
+    Each valid sequence starts with a lead byte (0xC2-0xF4): with fewer than eight of those
+    there cannot be eight good characters, and the decoding with replacements (slow: a call
+    of the error handler per bad byte) is not needed.
     """
+    if len(data.translate(None, _NOT_UTF8_LEADS)) < 8:
+        return False
     text = data.decode("utf-8", "replace")
     bad = text.count("\ufffd")
     good = len(_NON_ASCII.findall(text)) - bad
