@@ -429,3 +429,31 @@ def test_tree_add_records_the_chains_the_parents_give(pages):
     reference = Tree(tree.body)
     assert outside.add(tree.head) == _add_by_parents(reference, tree.head)
     assert outside.parent_of == reference.parent_of and outside.depth == reference.depth
+
+
+def test_attached_are_the_nodes_with_a_parent_after_removals(pages):
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        nodes = list(body.traverse(include_text=True))
+        for node in random.Random(page).sample(nodes, min(len(nodes), 3)):
+            if node.mem_id != body.mem_id and node.parent is not None:
+                node.decompose()
+        wanted = [n.mem_id for n in nodes if n.parent is not None]
+        assert [n.mem_id for n in walk.attached(nodes)] == wanted
+
+
+def test_sum_up_links_adds_each_element_to_its_parent_children_first(pages):
+    a = LexborHTMLParser("<a></a>").css_first("a").tag_id
+    for page in pages[:500]:
+        tree, chars, count = Tree(LexborHTMLParser(page).body), {}, {}
+        walk.link_tree(tree.nodes[tree.body_id], a, tree.parent_of, tree.nodes, tree.depth,
+                       tree.order, chars, count)  # fmt: skip
+        wanted_chars, wanted_count = dict(chars), dict(count)
+        for nid in reversed(tree.order):
+            pid = tree.parent_of[nid]
+            if pid is not None:
+                wanted_chars[pid] = wanted_chars.get(pid, 0) + wanted_chars[nid]
+                wanted_count[pid] = wanted_count.get(pid, 0) + wanted_count[nid]
+        walk.sum_up_links(tree.parent_of, tree.order, chars, count)
+        assert list(chars.items()) == list(wanted_chars.items())
+        assert list(count.items()) == list(wanted_count.items())

@@ -172,9 +172,7 @@ def drop_furniture(
         node.decompose()
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it)
     noscript_chars = 0
-    for node in elements.furniture:
-        if node.parent is None:  # inside a stripped element (an <svg>, an <object>)
-            continue
+    for node in walk.attached(elements.furniture):  # (others were in a stripped element)
         tag = node.tag_id
         if tag == _H1:
             if len(h1s) < 3:
@@ -188,9 +186,8 @@ def drop_furniture(
         # a furniture box: kept if it holds the page
         found.append((node, 0.9 if tag in _GUARDED_FURNITURE_IDS else 0.0))
     if main and not keep_hidden:
-        for node in elements.hidden:
-            # (furniture is taken by its tag; detached ones were inside a stripped element)
-            if node.tag_id not in _FURNITURE_IDS and node.parent is not None:
+        for node in walk.attached(elements.hidden):  # (others were in a stripped element)
+            if node.tag_id not in _FURNITURE_IDS:  # (furniture is taken by its tag)
                 found.append((node, 0.5))  # hidden: kept if it holds half the page
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")
@@ -233,7 +230,7 @@ def drop_boilerplate(
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
     dialogs: set[int] = set()  # the candidates with an ARIA dialog role
-    alive = [node for node in containers if node.parent is not None]  # (others were dropped)
+    alive = walk.attached(containers)  # (the others were dropped)
     for node, values in zip(alive, walk.attribute_values(alive, _ATTRIBUTES), strict=True):
         if values is None:  # no attributes
             if main and node.tag_id in _GUARDED_IDS:

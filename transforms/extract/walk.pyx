@@ -259,6 +259,13 @@ def own_size(LexborNode node) -> int:
     return total
 
 
+def attached(list nodes) -> list:
+    """The nodes of ``nodes`` that have a parent: ``[n for n in nodes if n.parent is not
+    None]`` (removing a subtree unlinks every node of it), without a parent node object each."""
+    cdef LexborNode node
+    return [node for node in nodes if node.node.parent != NULL]
+
+
 # --- attributes -----------------------------------------------------------------------------
 
 # The attribute names this module can be asked about, by index: each one's static id (0 when
@@ -522,6 +529,19 @@ def link_tree(
                 own_chars[first] = own_chars.get(first, 0) + n
                 own_count[first] = own_count.get(first, 0) + 1
         node = _next_in(node, top)
+
+
+def sum_up_links(dict parent_of, list order, dict chars, dict count):
+    """``scoring.LinkStats``' sums: each element's link text and link count added to its
+    parent's, children before parents (``order`` reversed); every element of the tree is a
+    link or holds one, so each has both."""
+    cdef Py_ssize_t i
+    for i in range(len(order) - 1, -1, -1):
+        nid = order[i]
+        pid = parent_of[nid]
+        if pid is not None:
+            chars[pid] = chars.get(pid, 0) + chars[nid]
+            count[pid] = count.get(pid, 0) + count[nid]
 
 
 # --- layout markers -------------------------------------------------------------------------
