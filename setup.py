@@ -22,7 +22,8 @@ setup(
     ext_modules=[Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"])],
     install_requires=[
         BEAM,
-        # transforms/extract/walk.pyx reads this version's Lexbor structures (tests/extract/test_walk.py)
+        # transforms/extract/walk.pyx reads this version's Lexbor structures
+        # (held to selectolax's own API by tests/extract/test_walk.py)
         "selectolax==1.0.2",
         "ahocorasick-rs>=1.0,<2",
         "fastwarc>=2.0,<3",

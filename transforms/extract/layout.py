@@ -1,11 +1,11 @@
 """Turn a cleaned Lexbor subtree into text that keeps its block structure.
 
-The text stays in C: block boundaries are marked by inserting marker characters as text nodes
-around block elements (found by one walk of the subtree), then a single ``text()`` call gets
-the whole string, whitespace is collapsed by ``split``/``join``, and a few
-whole-string passes turn the markers into line breaks. The markers are Unicode noncharacters
-(U+FDD0..U+FDD4), reserved for a program's internal use, so pages do not carry them; private-use
-characters, which icon fonts put into pages, would be taken for markers.
+The text stays in C: one compiled walk of the subtree (``walk.marked_text``) reads its text
+with marker characters where blocks, lines and cells start and end, then a few passes over
+the whole string (``walk.render``) collapse whitespace and turn the markers into line breaks.
+The markers are Unicode noncharacters (U+FDD0..U+FDD4), reserved for a program's internal
+use, so pages do not carry them; private-use characters, which icon fonts put into pages,
+would be taken for markers.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;

@@ -8,14 +8,23 @@ Lexbor's node structures directly and never change the tree:
 
 - ``size`` / ``own_size``: text lengths as ``len(node.text(strip=True, skip_empty=True))``
   (and ``deep=False``) give them, counted on the UTF-8 bytes without building the text;
-- ``sort_body``: one walk of a body that sorts its elements into lists by tag id, and finds
-  the hidden elements and the schema.org article-body markers on the way (the two CSS
-  queries they replace tested every selector on every element);
-- ``attribute_values``: chosen attributes of many elements, without a dict per element;
-- ``link_tree``: the links of a subtree with their text lengths and parent chains, for
-  ``scoring.LinkStats``;
-- ``marked_text``: the text of a subtree with the layout's block markers where
-  ``layout.mark_blocks`` would insert them, without inserting them.
+- ``sort_body``: one walk of a body that sorts its elements into lists by tag id (a table
+  from the caller), and finds the hidden elements and the schema.org article-body markers on
+  the way (the two CSS queries they replace tested every selector on every element);
+- ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
+  elements, without a dict per element;
+- ``tree_add``, ``link_tree``, ``sum_up_links``: ``tree.Tree``'s parent chains, and the link
+  text and link count of every element for ``scoring.LinkStats``;
+- ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
+  start and end read without inserting them into the tree, then the passes that turn them
+  into line breaks (``layout``);
+- ``holds_prose``: whether a subtree has an element whose own text is a paragraph of prose
+  (``prose``), weighed on the bytes.
+
+The facts a rule needs per element (tag id, text length, link text, attributes, hidden-ness)
+are each one call here, on any node: a new rule builds on these rather than on ``text()`` or
+``attributes`` in a Python loop. Tables are indexed by Lexbor's tag ids, which are static for
+the tag names Lexbor knows (``tests/extract/test_walk.py`` checks every table's).
 
 How it reads the nodes without Lexbor's headers: selectolax 1.0.2 (pinned in ``setup.py``)
 builds Lexbor 3.1 into its own extension and exports none of it, so this module declares the
@@ -364,7 +373,9 @@ def attribute_values(list nodes, tuple names) -> list:
     return out
 
 
-cdef bint _has_ascii_nocase(const unsigned char *s, size_t n, const char *needle, size_t m) noexcept:
+cdef bint _has_ascii_nocase(
+    const unsigned char *s, size_t n, const char *needle, size_t m
+) noexcept:
     """Whether ``needle`` (lower-case ASCII) occurs in ``s``, ASCII case ignored."""
     cdef size_t i, j
     cdef unsigned char c
