@@ -328,11 +328,13 @@ _SAME_IN_WINDOWS_CODE_PAGES = bytes(
     and bytes([b]).decode("cp1252", "replace") != "\ufffd"
 )
 _NOT_TELLING = _ASCII + _SAME_IN_WINDOWS_CODE_PAGES
-# windows-1252's letters, less Icelandic's (ð þ ý, how Turkish and Baltic letters read in it)
-_WESTERN_LETTERS = (
-    frozenset(range(0xC0, 0x100)) - frozenset(b"\xd7\xf7\xd0\xde\xdd\xf0\xfe\xfd")
-) | (frozenset(b"\x8a\x8c\x8e\x9a\x9c\x9e\x9f"))
-_NOT_IN_WINDOWS_1252 = frozenset(b"\x81\x8d\x8f\x90\x9d\xd0\xde\xdd\xf0\xfe\xfd")
+# windows-1252's letters (its Icelandic ones, ð þ ý, are how Turkish and Baltic letters read in
+# it: a page holding one is not taken for sparse Western text)
+_WESTERN_LETTERS = (frozenset(range(0xC0, 0x100)) - frozenset(b"\xd7\xf7")) | frozenset(
+    b"\x8a\x8c\x8e\x9a\x9c\x9e\x9f"
+)
+# undefined in windows-1252, and Icelandic's letters
+_NEVER_SPARSE_WESTERN = frozenset(b"\x81\x8d\x8f\x90\x9d\xd0\xde\xdd\xf0\xfe\xfd")
 _ACUTE = 0xB4  # "´", written for an apostrophe inside words
 SPARSE_BYTES = 16  # non-ASCII bytes, other than punctuation, of sparse Western text
 
@@ -347,7 +349,7 @@ def _sparse_western(sample: bytes) -> bool:
     (not an Icelandic one) or a symbol standing apart from ASCII letters ("si³a", "¿e" are
     Polish read in the wrong code page), and no two of them in one run of non-ASCII bytes."""
     telling = sample.translate(None, _NOT_TELLING)
-    if len(telling) > SPARSE_BYTES or not _NOT_IN_WINDOWS_1252.isdisjoint(telling):
+    if len(telling) > SPARSE_BYTES or not _NEVER_SPARSE_WESTERN.isdisjoint(telling):
         return False
     for byte in set(telling):
         symbol = byte not in _WESTERN_LETTERS and byte != _ACUTE
