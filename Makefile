@@ -10,7 +10,8 @@ IMAGE ?= clean-html:0.1.0
 WORKER_POOL_PORT ?= 50000
 
 .PHONY: venv venv-airflow run run-portable worker-pool image test test-airflow test-portable \
-	test-gates fuzz guard-cost lint format samples eval bench bench-big bench-deps clean
+	test-gates fuzz guard-cost lint format samples eval bench bench-big bench-deps bench-dedup \
+	dedup clean
 
 venv: $(VENV)/.installed
 
@@ -32,6 +33,10 @@ $(AIRFLOW_VENV)/.installed: airflow/requirements.txt
 
 run: venv
 	$(PY) -m beam_jobs.clean_html --input 'samples/*.warc.gz' --input 'samples/*.tar.gz' --output $(OUT)
+
+# The dedup job over `make run`'s output, into $(OUT)-dedup/.
+dedup: venv
+	$(PY) -m beam_jobs.dedup --input $(OUT)/data --output $(OUT)-dedup --write_corpus
 
 # The portable runner against a worker pool on this machine: run `make worker-pool` in another
 # shell first (it serves until stopped). The pool starts each SDK worker as `python` from PATH,
@@ -100,6 +105,12 @@ bench-deps: venv
 
 bench: bench-deps
 	$(PY) -m benchmarks.throughput
+	$(PY) -m benchmarks.signals_cost
+	$(PY) -m benchmarks.dedup_bench
+
+# The dedup job alone: 1 and 2 workers on about 100,000 generated rows (benchmarks/dedup_bench.py).
+bench-dedup: venv
+	$(PY) -m benchmarks.dedup_bench
 
 bench-big: bench-deps
 	$(PY) -m benchmarks.throughput --big

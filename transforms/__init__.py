@@ -9,7 +9,11 @@
   ``python -m transforms.extract page.html``;
 - ``clean_html``: the Beam stage around decode + extract: ``CleanHtml``, the per-record cleaner
   and the crash guard;
-- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json``.
+- ``write``: rows and rejects -> Parquet shards and ``_SUMMARY.json``;
+- ``signals``: a text's ``text_hash`` and quality signals, pure functions without Beam (used
+  where the row is built, in ``rows``);
+- ``dedup``: the dedup job's stages (``beam_jobs/dedup.py``): inputs by column projection,
+  MinHash and LSH, verification, connected components, the kept copy.
 
 Beside them: ``records`` (what flows from read to clean_html), ``rows`` (the output columns,
 each spelled once), ``reasons`` (the reject reason codes), ``memory`` (every malloc and Arrow
@@ -17,7 +21,8 @@ memory setting), ``language`` (the row's language, without Beam) and ``paths`` (
 output paths taken literally: ``out [1]`` is a folder name, not a pattern).
 
 Rules, held by ``tests/test_layout.py``:
-- ``decode`` and ``extract`` never import Beam: they are plain libraries, usable without it;
+- ``decode``, ``extract`` and ``signals`` never import Beam: they are plain libraries, usable
+  without it;
 - a package's ``__init__.py`` only re-exports its public names;
 - ``extract.extract()`` is exactly what the job runs on a page, so a library user gets the
   job's output.

@@ -5,6 +5,10 @@ not kept becomes a row of ``REJECT_SCHEMA`` (``rejects/*.parquet``). Both start 
 provenance, so a reject can be traced to its record as exactly as a row. ``document_row`` and
 ``reject_row`` build the dicts that the writers turn into Arrow batches; a test checks that their
 keys are the schemas' names, so a column cannot be added in one place and forgotten in another.
+
+A row ends with its signals (``transforms.signals``): ``text_hash``, the exact-duplicate key,
+always; the quality signals that Gopher's, C4's and FineWeb's filters test when the job is
+asked for them (``--quality_signals``), null otherwise, so that the schema is one.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from transforms.records import ArchiveRecord
+from transforms.signals import row_signals
 
 if TYPE_CHECKING:  # only for annotations: this module must not import the decoding stage
     from transforms.decode import Decoded
@@ -26,6 +31,29 @@ _PROVENANCE = [
     pa.field("source_file", pa.string()),
     pa.field("record_id", pa.string()),
     pa.field("record_offset", pa.int64()),
+]
+
+# float64: a ratio such as 3/10 lines must compare equal to a rule's 0.3, which float32 cannot
+_FRACTION = pa.float64()
+# transforms.signals: what each measures and the rule it serves
+_SIGNALS = [
+    pa.field("text_hash", pa.string()),
+    pa.field("words", pa.int32()),
+    pa.field("mean_word_length", _FRACTION),
+    pa.field("symbol_word_ratio", _FRACTION),
+    pa.field("lines", pa.int32()),
+    pa.field("bullet_line_fraction", _FRACTION),
+    pa.field("ellipsis_line_fraction", _FRACTION),
+    pa.field("punctuation_line_fraction", _FRACTION),
+    pa.field("short_line_fraction", _FRACTION),
+    pa.field("alpha_word_fraction", _FRACTION),
+    pa.field("stop_words", pa.int32()),
+    pa.field("duplicate_line_fraction", _FRACTION),
+    pa.field("duplicate_line_char_fraction", _FRACTION),
+    pa.field("duplicate_paragraph_fraction", _FRACTION),
+    pa.field("duplicate_paragraph_char_fraction", _FRACTION),
+    *(pa.field(f"top_{n}gram_char_fraction", _FRACTION) for n in (2, 3, 4)),
+    *(pa.field(f"duplicate_{n}gram_char_fraction", _FRACTION) for n in range(5, 11)),
 ]
 
 ROW_SCHEMA = pa.schema(
@@ -44,6 +72,7 @@ ROW_SCHEMA = pa.schema(
         pa.field("language", pa.string()),  # transforms.language: the model's code
         pa.field("language_score", pa.float32()),
         pa.field("comments", pa.string()),  # a comment thread apart from the text; "" if none
+        *_SIGNALS,
     ]
 )
 
@@ -76,8 +105,10 @@ def document_row(
     language: str = "",
     language_score: float = 0.0,
     comments: str = "",
+    quality_signals: bool = False,
 ) -> dict[str, Any]:
-    """The ``ROW_SCHEMA`` row of a kept document."""
+    """The ``ROW_SCHEMA`` row of a kept document; its signals are computed here, the quality
+    ones only with ``quality_signals``."""
     return {
         **_provenance(record),
         "title": title,
@@ -92,6 +123,7 @@ def document_row(
         "language": language,
         "language_score": language_score,
         "comments": comments,
+        **row_signals(text, language, quality=quality_signals),
     }
 
 

@@ -176,8 +176,19 @@ def test_dagbag_imports_and_renders_each_runner(airflow_env, tmp_path):
             "retries": 2,
             "downstream": ["check_rejects"],
         },
-        "check_rejects": {"operator": "_PythonDecoratedOperator", "retries": 0, "downstream": []},
+        "check_rejects": {
+            "operator": "_PythonDecoratedOperator",
+            "retries": 0,
+            "downstream": ["want_dedup"],
+        },
+        "want_dedup": {
+            "operator": "_ShortCircuitDecoratedOperator",
+            "retries": 0,
+            "downstream": ["dedup"],
+        },  # fmt: skip
+        "dedup": {"operator": "BeamRunPythonPipelineOperator", "retries": 2, "downstream": []},
     }
+    assert found["params"]["dedup"] is False
     assert found["params"]["runner"] == "DirectRunner"
     assert found["py_interpreter"] == sys.executable
 
@@ -219,6 +230,7 @@ def test_dags_test_runs_the_dag_end_to_end_on_direct_runner(airflow_env, tmp_pat
     assert "DagRun Finished" in log and "state=success" in log
 
     produced = out / "2026-01-02"
+    assert not (produced / "dedup").exists()  # the dedup param is off by default
     assert list((produced / "data").glob("part-*.parquet"))
     assert (produced / "_SUMMARY.json").is_file()
     rows, rejects, summary = read_output(produced)
@@ -230,6 +242,22 @@ def test_dags_test_runs_the_dag_end_to_end_on_direct_runner(airflow_env, tmp_pat
     assert summary["rows"] == expected["rows"] and summary["rejects"] == expected["rejects"]
     key = lambda r: (r["source_file"], r["record_offset"], r["record_id"])  # noqa: E731
     assert sorted(rows, key=key) == sorted(pq.read_table(direct / "data").to_pylist(), key=key)
+
+
+def test_dags_test_with_dedup_runs_it_after_the_gate(airflow_env, tmp_path):
+    crawl, out = tmp_path / "crawl", tmp_path / "clean"
+    partition(crawl, "2026-01-04")
+    result = dags_test(
+        airflow_env, tmp_path, "2026-01-04", crawl_root=str(crawl), output_root=str(out), dedup=True
+    )
+    log = result.stdout + result.stderr
+    assert result.returncode == 0 and "state=success" in log, log[-5000:]
+    produced = out / "2026-01-04"
+    rows, _, _ = read_output(produced)
+    summary = json.loads((produced / "dedup" / "_SUMMARY.json").read_text())
+    assert summary["documents"] == len(rows) == summary["kept"] + summary["dropped"]
+    kept = pq.read_table(produced / "dedup" / "data").num_rows
+    assert kept == summary["kept"]
 
 
 def test_dags_test_fails_the_run_when_rejects_are_over_the_limit(airflow_env, tmp_path):

@@ -9,12 +9,14 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from beam_jobs.clean_html import format_summary
 from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import run_job
 from transforms import reasons
 from transforms.rows import ROW_SCHEMA
+from transforms.signals import QUALITY_COLUMNS, row_signals, text_hash
 
 PAGES = {
     "https://a.example/bees": page(
@@ -165,3 +167,25 @@ def test_a_listed_path_with_a_non_utf8_byte_is_read_not_the_launch_lost(tmp_path
     assert rows[0]["source_file"].endswith("caf\ufffd.warc.gz")
     assert [rej["reason"] for rej in rejects] == [reasons.UNREADABLE_FILE]
     assert rejects[0]["source_file"].endswith("missing\ufffd.warc.gz")
+
+
+def test_signals_text_hash_always_quality_signals_with_the_flag(tmp_path):
+    write_crawl(tmp_path / "crawl", "one.warc.gz", list(PAGES))
+    args = ["--input", str(tmp_path / "crawl" / "*.warc.gz")]
+    plain, _, _ = run_job([*args, "--output", str(tmp_path / "plain")])
+    full, _, _ = run_job([*args, "--output", str(tmp_path / "full"), "--quality_signals"])
+    key = lambda row: row["url"]  # noqa: E731
+    for without, row in zip(sorted(plain, key=key), sorted(full, key=key), strict=True):
+        expected = row_signals(row["text"], row["language"])
+        assert without["text_hash"] == row["text_hash"] == text_hash(row["text"])
+        assert all(without[name] is None for name in QUALITY_COLUMNS)
+        assert {name: row[name] for name in QUALITY_COLUMNS} == pytest.approx(
+            {name: expected[name] for name in QUALITY_COLUMNS}
+        )
+    bees = next(row for row in full if row["url"].endswith("/bees"))
+    # 14 + 4 + 3 words in three lines; Gopher's stop words: and, the, of
+    assert (bees["words"], bees["lines"], bees["stop_words"]) == (21, 3, 3)
+    kept = duckdb.sql(
+        f"select count(*) from read_parquet('{tmp_path}/full/data/*.parquet') where words >= 10"
+    ).fetchall()
+    assert kept == [(3,)]

@@ -6,7 +6,8 @@ shapes are ``transforms.rows``'.
 
 Every row gets the language of its title and text (``transforms.language``); a language filter
 (``languages``, ``min_language_score``) turns the rows it does not keep into ``language``
-rejects, so that they are counted like any other document not kept.
+rejects, so that they are counted like any other document not kept. Its signals are
+``transforms.rows``' (``quality_signals``: the quality ones too, else only ``text_hash``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def clean_record(
     max_decoded_bytes: int = DEFAULT_MAX_BYTES,
     languages: frozenset[str] | None = None,
     min_language_score: float = 0.0,
+    quality_signals: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """Decode and extract one candidate record: ``("row", row)`` or ``("reject", reject)``.
 
@@ -94,6 +96,7 @@ def clean_record(
         language_score=found.score,
         # An extractor that separates comment threads gives them apart; others have none.
         comments=getattr(extracted, "comments", "") or "",
+        quality_signals=quality_signals,
     )
 
 
@@ -106,6 +109,7 @@ def build_cleaner(
     languages: frozenset[str] | None = None,
     min_language_score: float = 0.0,
     markdown_links: bool = False,
+    quality_signals: bool = False,
 ) -> Cleaner:
     """A cleaner (record -> outcome) around a new extractor, ``extractor_factory(mode=mode)``
     (with ``output_format=...`` and ``links=True`` too when they are not the defaults, so that
@@ -129,4 +133,5 @@ def build_cleaner(
         max_decoded_bytes=max_decoded_bytes,
         languages=languages,
         min_language_score=min_language_score,
+        quality_signals=quality_signals,
     )

@@ -165,13 +165,15 @@ class CleanHtml(beam.PTransform):
         languages: frozenset[str] | None = None,
         min_language_score: float = 0.0,
         markdown_links: bool = False,
+        quality_signals: bool = False,
     ):
         """``guard`` is ``"process"`` (crash and hang guard, the default) or ``"none"``;
         ``timeout_s`` is the per-document limit under the guard; ``extractor_factory`` is
         called as ``extractor_factory(mode=mode)`` in each worker (tests pass fakes).
         ``output_format`` is ``"text"`` or ``"markdown"`` (``markdown_links``: links as
         ``[text](url)``); ``languages`` and
-        ``min_language_score`` filter rows by language (see ``build_cleaner``)."""
+        ``min_language_score`` filter rows by language (see ``build_cleaner``); ``quality_signals``
+        adds the quality signal columns (``transforms.signals``)."""
         super().__init__()
         if guard not in GUARDS:
             raise ValueError(f"guard must be one of {GUARDS}, not {guard!r}")
@@ -180,6 +182,7 @@ class CleanHtml(beam.PTransform):
             "markdown_links": markdown_links,
             "languages": languages,
             "min_language_score": min_language_score,
+            "quality_signals": quality_signals,
         }
         self._fn_args = (mode, max_decoded_bytes, guard, timeout_s, extractor_factory, options)
 
