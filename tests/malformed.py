@@ -30,6 +30,7 @@ from transforms import reasons
 
 __all__ = [
     "BAD_FLAGS",
+    "CJK_CASES",
     "CORPUS_PATTERNS",
     "DANGLING_LINK",
     "FOREIGN_FILES",
@@ -693,6 +694,25 @@ def _before_main(filler: bytes) -> bytes:
     return article("textless filler").replace(b"<main>", filler + b"<main>")
 
 
+JAPANESE = "日本語のウェブページです。東京は日本の首都です。今日は良い天気ですね。" * 8
+CHINESE = "这是一个中文网页。北京是中国的首都。今天天气很好。我们一起去公园散步吧。" * 8
+KOREAN = "한국어 웹 페이지입니다. 서울은 한국의 수도입니다. 오늘은 날씨가 좋습니다. " * 8
+
+
+def _cjk_page(title: str, text: str, codec: str) -> bytes:
+    return page(title, text, charset=None).encode(codec)
+
+
+# Pages in the older CJK encodings (issue 21): case -> (the text a row must hold, its charset).
+CJK_CASES = {
+    "iso-2022-jp-without-a-label": (JAPANESE, "iso2022_jp"),
+    "euc-jp-labelled-shift-jis": (JAPANESE, "euc_jp"),
+    "utf16-cjk-without-bom": (CHINESE, "utf-16-le"),
+    "hz-gb-2312": (CHINESE, "hz"),
+    "iso-2022-kr": (KOREAN, "iso2022_kr"),
+}
+
+
 def html_cases() -> dict[str, tuple[bytes, str, str]]:
     """Case name -> (body, Content-Type header, outcome)."""
     html_type = "text/html"
@@ -718,6 +738,27 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
         "utf16-without-bom": (
             page("UTF-16 no BOM", "Texte sans marque ici.", charset=None).encode("utf-16-le"),
             html_type,
+            ROW,
+        ),
+        "iso-2022-jp-without-a-label": (
+            _cjk_page("ISO-2022-JP", JAPANESE, "iso2022_jp"),
+            html_type,
+            ROW,
+        ),
+        "euc-jp-labelled-shift-jis": (
+            _cjk_page("EUC-JP", JAPANESE, "euc_jp"),
+            "text/html; charset=shift_jis",
+            ROW,
+        ),
+        "utf16-cjk-without-bom": (
+            _cjk_page("UTF-16", CHINESE, "utf-16-le"),
+            "text/html; charset=utf-16",
+            ROW,
+        ),
+        "hz-gb-2312": (_cjk_page("HZ", CHINESE, "hz"), "text/html; charset=hz-gb-2312", ROW),
+        "iso-2022-kr": (
+            _cjk_page("ISO-2022-KR", KOREAN, "iso2022_kr"),
+            "text/html; charset=iso-2022-kr",
             ROW,
         ),
         "lying-meta-charset": (

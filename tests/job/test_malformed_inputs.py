@@ -22,6 +22,7 @@ from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
 from tests.malformed import (
     BAD_FLAGS,
+    CJK_CASES,
     CORPUS_PATTERNS,
     DANGLING_LINK,
     HELP_MUST_LIST,
@@ -183,6 +184,17 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
     for filler in ("script", "comment", "whitespace"):
         row = by_url[f"https://html.example/{filler}-6mb-before-the-text"]
         assert "Paragraph 2 of textless filler" in row["text"] and not row["truncated"]
+
+
+@pytest.mark.parametrize("case", sorted(CJK_CASES))
+def test_pages_in_older_cjk_encodings_are_rows_in_their_script(corpus_run, case):
+    """ISO-2022-JP without a label, EUC-JP labelled Shift_JIS, CJK-heavy UTF-16 without a BOM,
+    hz-gb-2312 and iso-2022-kr: each a row with its text, not escapes or mojibake."""
+    _, _, rows, _, _ = corpus_run
+    row = next(row for row in rows if row["url"] == f"https://html.example/{case}")
+    text, charset = CJK_CASES[case]
+    assert row["charset"] == charset
+    assert text.split("。")[0].split(".")[0] in row["text"]
 
 
 def test_files_matched_by_several_patterns_are_read_once(corpus_run):

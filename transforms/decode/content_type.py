@@ -85,7 +85,8 @@ _MAGIC_NUMBERS = (
     b"%!PS",
     b"\xd0\xcf\x11\xe0",  # OLE2: doc, xls
 )
-_BINARY_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\r\x0c\x1b")
+# Control bytes that text does not hold; ESC, SO and SI are ISO-2022's escapes and shifts.
+_BINARY_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\r\x0c\x1b\x0e\x0f")
 
 
 def _count_controls(head: bytes) -> int:
