@@ -15,7 +15,7 @@ WORKER_POOL_PORT ?= 50000
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: setup.py pyproject.toml
+$(VENV)/.installed: setup.py pyproject.toml transforms/extract/walk.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'

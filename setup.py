@@ -2,9 +2,14 @@
 
 This is also the file given to ``--setup_file`` so that Dataflow and portable workers install
 the same package and pinned ranges as a local run.
+
+``transforms.extract.walk`` is a C extension written in Cython: pip compiles it wherever the
+package is installed (a C compiler is needed; Cython comes from pyproject.toml's build
+requirements, and setuptools uses it for the ``.pyx`` source). It reads the Lexbor structures of
+the selectolax it was written against, hence selectolax's exact version below.
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 BEAM = "apache-beam>=2.77.0,<3"
 
@@ -14,9 +19,12 @@ setup(
     description="Apache Beam job: WARC, ARC and tar shards of HTML in, Parquet of clean text out.",
     python_requires=">=3.10",
     packages=find_packages(include=["beam_jobs", "beam_jobs.*", "transforms", "transforms.*"]),
+    ext_modules=[Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"])],
     install_requires=[
         BEAM,
-        "selectolax>=1.0.2,<2",
+        # transforms/extract/walk.pyx reads this version's Lexbor structures
+        # (held to selectolax's own API by tests/extract/test_walk.py)
+        "selectolax==1.0.2",
         "ahocorasick-rs>=1.0,<2",
         "fastwarc>=2.0,<3",
         "warcio>=1.7.4,<2",
@@ -36,6 +44,8 @@ setup(
         # stopwords-iso's lists for the stop_words signal of languages other than English
         "xxhash>=3.4,<5",
         "stopwordsiso>=0.7,<1",
+        # ISO 639 codes and names: --languages english / eng / en_US -> "did you mean en?"
+        "python-iso639>=2024.2.7",
     ],
     extras_require={
         "gcp": [BEAM.replace("apache-beam", "apache-beam[gcp]")],

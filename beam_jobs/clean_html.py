@@ -6,7 +6,8 @@
 ``--config FILE`` merges a YAML preset of options under the command line (see ``beam_jobs.config``).
 
 Writes ``OUT/data/part-*.parquet`` (one row per kept document), ``OUT/rejects/part-*.parquet``
-(one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``.
+(one row per document not kept, with a reason code) and, last, ``OUT/_SUMMARY.json``; the run
+holds ``OUT/_LOCK.json`` meanwhile, and deletes only files of the job's own (``beam_jobs.output``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import argparse
 import json
 import logging
 import math
-import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -26,16 +28,24 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
+from beam_jobs.output import OutputClaim, check_inputs_outside, check_output_path
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
-from transforms.language import parse_languages
-from transforms.paths import delete_literal, has_wildcards, is_local
+from transforms.language import check_languages, parse_languages
+from transforms.paths import has_wildcards, is_local
 from transforms.read import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SPLIT_BYTES, ReadArchives
 from transforms.read.lists import listed_paths
-from transforms.read.matching import match_pattern
+from transforms.read.matching import folder_contents, match_pattern
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
-from transforms.write import SUMMARY_FILE, Summarize, WriteParquetShards, WriteSummary
+from transforms.write import (
+    OutputError,
+    OutputLayout,
+    Ownership,
+    Summarize,
+    WriteParquetShards,
+    WriteSummary,
+)
 
 _LOG = logging.getLogger("clean_html")
 
@@ -52,6 +62,10 @@ __all__ = [
 # Crawls reject redirects, errors and images as a matter of course (30-50% is common in a
 # Heritrix crawl); a job where over 80% are rejected is almost surely a bug, not the crawl.
 DEFAULT_MAX_REJECT_RATIO = 0.8
+
+# The output's size against the inputs' (WARC.gz): 9% on the benchmark's corpus pages; a disk
+# with less than twice that free is worth a warning before the run (benchmarks/RESULTS.md).
+_OUTPUT_SHARE = 0.2
 
 
 class JobFailed(RuntimeError):
@@ -77,6 +91,16 @@ def _number(kind: type, low: float, *, low_included: bool, high: float = math.in
 
     parse.__name__ = kind.__name__  # argparse names the type in its messages
     return parse
+
+
+def _language_codes(text: str) -> str:
+    """An argparse ``type`` for ``--languages``: codes a row can carry (``did you mean en?``),
+    kept as written for Beam's options (parsed again by ``parse_languages``)."""
+    try:
+        check_languages(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 _POSITIVE_INT = _number(int, 0, low_included=False)
@@ -114,7 +138,12 @@ class CleanHtmlOptions(PipelineOptions):
             help="Put before each relative path of --input_list (e.g. s3://commoncrawl/ or a "
             "local mirror folder).",
         )
-        parser.add_argument("--output", help="Output directory.")
+        parser.add_argument(
+            "--output",
+            help="Output directory; a previous run's output there is replaced (the job deletes "
+            "only files it wrote, and refuses an output holding the inputs or other files in "
+            "data/ and rejects/, or one another run is writing).",
+        )
         parser.add_argument(
             "--mode",
             choices=("main", "full"),
@@ -135,6 +164,7 @@ class CleanHtmlOptions(PipelineOptions):
         )
         parser.add_argument(
             "--languages",
+            type=_language_codes,
             default=None,
             help="Keep only rows in these languages (comma-separated codes of the language "
             "column, e.g. de,en); the others are rejected as language.",
@@ -192,28 +222,24 @@ class CleanHtmlOptions(PipelineOptions):
         )
 
 
-def _output_paths(output: str) -> dict[str, str]:
-    base = output.rstrip("/")
-    return {
-        "data": FileSystems.join(base, "data"),
-        "rejects": FileSystems.join(base, "rejects"),
-        "summary": FileSystems.join(base, SUMMARY_FILE),
-    }
-
-
 def build_pipeline(
     pipeline: beam.Pipeline,
     options: CleanHtmlOptions,
     *,
     extractor_factory: Callable[..., Any] = Extractor,
     listed: Sequence[str] | None = None,
+    run_id: str | None = None,
+    ownership: Ownership | None = None,
 ) -> None:
     """Add the job's steps to ``pipeline``: read, clean, write rows and rejects, summarise.
 
     ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
     ``listed`` is what ``--input_list`` names, when the caller has read the lists already.
+    ``run_id`` names the temporary files; with ``ownership``, nothing is renamed into place
+    unless the output is still this run's (see ``beam_jobs.output``).
     """
-    paths = _output_paths(options.output)
+    layout = OutputLayout.of(options.output)
+    owned = {"run_id": run_id, "ownership": ownership}
     if listed is None:
         listed = listed_paths(options.input_list or (), options.input_prefix)
     records = (
@@ -238,26 +264,51 @@ def build_pipeline(
         min_language_score=options.min_language_score,
         quality_signals=options.quality_signals,
     )
-    data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(paths["data"], ROW_SCHEMA)
+    data_files = cleaned.rows | "WriteRows" >> WriteParquetShards(layout.data, ROW_SCHEMA, **owned)
     reject_files = cleaned.rejects | "WriteRejects" >> WriteParquetShards(
-        paths["rejects"], REJECT_SCHEMA
+        layout.rejects, REJECT_SCHEMA, **owned
     )
     (
         (cleaned.rows, cleaned.rejects, cleaned.skipped, records.files)
         | "Summarize" >> Summarize()
-        | "WriteSummary" >> WriteSummary(paths["summary"], data_files, reject_files)
+        | "WriteSummary" >> WriteSummary(layout.summary, data_files, reject_files, **owned)
     )
 
 
-def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
+def _no_file_hint(pattern: str, folder: tuple[list[str], list[str]] | None) -> str:
+    """What to type instead, when a pattern that matches nothing names a folder."""
+    if folder is not None and folder[1]:
+        inside = f"{pattern.rstrip('/')}/**"
+        return f": a folder holding {len(folder[1])} folders and no file ({inside!r} reads them)"
+    if folder is not None:
+        return ": an empty folder"
+    if not is_local(pattern) and not has_wildcards(pattern) and not pattern.endswith("/"):
+        return f" (the objects under a folder are matched by {pattern + '/'!r})"
+    return ""
+
+
+def _check_inputs(
+    patterns: Sequence[str], matched: dict[str, list[str]] | None = None
+) -> tuple[int, int]:
     """Files and bytes the patterns match (each file once, as the pipeline reads them); fails
-    before launching when a pattern matches nothing, since a typo must not look like success."""
+    before launching when a pattern matches nothing, since a typo must not look like success.
+    ``matched``, when given, receives each pattern's files."""
     sizes: dict[str, int] = {}
     repeated = 0
     for pattern in patterns:
         found = match_pattern(pattern)
+        if matched is not None:
+            matched[pattern] = [metadata.path for metadata in found]
+        folder = folder_contents(pattern)
         if not found:
-            raise JobFailed(f"--input {pattern!r} matches no file")
+            raise JobFailed(f"--input {pattern!r} matches no file{_no_file_hint(pattern, folder)}")
+        if folder is not None:
+            _LOG.info(
+                "--input %r is a folder: the %d files in it are read, not its %d subfolders",
+                pattern,
+                len(folder[0]),
+                len(folder[1]),
+            )
         if len(found) == 1 and found[0].path == pattern and has_wildcards(pattern):
             _LOG.info("--input %r matches no pattern; read as a file of that name", pattern)
         for metadata in found:
@@ -266,28 +317,6 @@ def _check_inputs(patterns: Sequence[str]) -> tuple[int, int]:
     if repeated:
         _LOG.info("%d files matched by more than one --input pattern are read once", repeated)
     return len(sizes), sum(sizes.values())
-
-
-def _check_output(output: str) -> None:
-    """Refuse, before any work, an output the run could not finish writing."""
-    if has_wildcards(output) and not is_local(output):
-        raise UsageError(
-            f"--output {output!r}: [ ] ? * in a remote path are read as wildcards by Beam; "
-            "choose a path without them"
-        )
-    base = output.rstrip("/")
-    exists_as_file = (
-        os.path.exists(base) and not os.path.isdir(base)
-        if is_local(base)
-        else FileSystems.exists(base)  # an object of that very name: folders are prefixes
-    )
-    if exists_as_file:
-        raise UsageError(f"--output {output!r} is an existing file, not a folder")
-
-
-def _clear_output(paths: dict[str, str]) -> None:
-    """Remove a previous run's shards and summary so that only this run's output remains."""
-    delete_literal([paths[k] for k in ("data", "rejects", "summary")])
 
 
 def help_text() -> str:
@@ -304,7 +333,7 @@ def help_text() -> str:
 
 
 def read_summary(output: str) -> dict[str, Any]:
-    with FileSystems.open(_output_paths(output)["summary"]) as f:
+    with FileSystems.open(OutputLayout.of(output).summary) as f:
         return json.loads(f.read().decode("utf-8"))
 
 
@@ -324,7 +353,11 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
     lines.append(f"{'skipped records':<28}{summary['skipped']:>10,}")
     lines += [f"{'    ' + kind:<28}{n:>10,}" for kind, n in summary["skipped_by_type"].items()]
     files = summary["files"]
-    lines.append(f"{'input files':<28}{files['count']:>10,}")
+    # archives inside a tar (TAR!/MEMBER) are files of the summary, not input files
+    inside = sum("!/" in entry["source_file"] for entry in files.get("per_file", ()))
+    lines.append(f"{'input files':<28}{files['count'] - inside:>10,}")
+    if inside:
+        lines.append(f"{'  archives inside tars':<28}{inside:>10,}")
     lines.append(f"{'  damaged':<28}{files['damaged']:>10,}")
     if seconds is not None:
         lines.append(f"{'wall time (s)':<28}{seconds:>10.1f}")
@@ -335,11 +368,13 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
 def run(
     argv: Sequence[str] | None = None, *, extractor_factory: Callable[..., Any] = Extractor
 ) -> dict[str, Any]:
-    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit.
+    """Run the job and return its summary; raises ``JobFailed`` when rejects are over the limit
+    or the output could not be written (one line: no space left, taken over by another run).
 
     ``--config FILE`` in ``argv`` is merged first (``ConfigError`` for a bad preset). An
-    unknown flag, a value out of range or an output that cannot be written raise
-    ``UsageError`` before any work.
+    unknown flag, a value out of range, or an output that cannot be written, holds or is
+    reached by the inputs, holds files the job did not write or is in use by another run,
+    raise ``UsageError`` before any work (see ``beam_jobs.output``).
     ``extractor_factory(mode=...)`` builds the extractor on each worker (tests pass fakes).
     """
     argv = merge_config(argv if argv is not None else sys.argv[1:])
@@ -353,39 +388,86 @@ def run(
     job = options.view_as(CleanHtmlOptions)
     if not (job.input or job.input_list) or not job.output:
         raise JobFailed("--input or --input_list (one or more) and --output are required")
-    _check_output(job.output)
-    paths = _output_paths(job.output)
-    files, size = _check_inputs(job.input or [])
-    _clear_output(paths)
-    _LOG.info("%d input files (%.1f MB) -> %s", files, size / 1e6, job.output)
+    check_output_path(job.output)
+    matched: dict[str, list[str]] = {}
+    files, size = _check_inputs(job.input or [], matched)
     listed: list[str] = []
     if job.input_list:
         try:  # a list itself that cannot be read is a mistake in the launch, not in the crawl
             listed = listed_paths(job.input_list, job.input_prefix)
         except Exception as e:
             raise JobFailed(f"--input_list cannot be read: {type(e).__name__}: {e}") from e
-        _LOG.info("%d more files listed in --input_list", len(listed))
+    check_inputs_outside(job.output, matched, listed)
 
-    started = time.monotonic()
-    with beam.Pipeline(options=options) as pipeline:
-        build_pipeline(pipeline, job, extractor_factory=extractor_factory, listed=listed)
-    seconds = time.monotonic() - started
+    try:
+        with OutputClaim(job.output, options) as claim:
+            free = claim.free_bytes()
+            _LOG.info(
+                "%d input files (%.1f MB) -> %s%s",
+                files,
+                size / 1e6,
+                job.output,
+                "" if free is None else f" ({free / 1e6:,.1f} MB free)",
+            )
+            if free is not None and free < size * _OUTPUT_SHARE:
+                _LOG.warning(
+                    "%s has %.1f MB free for %.1f MB of inputs: the output may not fit",
+                    job.output,
+                    free / 1e6,
+                    size / 1e6,
+                )
+            if job.input_list:
+                _LOG.info("%d more files listed in --input_list", len(listed))
+            started = time.monotonic()
+            with beam.Pipeline(options=options) as pipeline:
+                build_pipeline(
+                    pipeline,
+                    job,
+                    extractor_factory=extractor_factory,
+                    listed=listed,
+                    run_id=claim.run_id,
+                    ownership=claim.ownership,
+                )
+            seconds = time.monotonic() - started
+            summary = read_summary(job.output)
+            claim.finish(summary)
+    except OutputError as e:
+        raise JobFailed(str(e)) from None
 
-    summary = read_summary(job.output)
-    print(
-        f"Output: {job.output.rstrip('/')}/{{data,rejects}}/part-*.parquet and {paths['summary']}"
-    )
+    layout = OutputLayout.of(job.output)
+    print(f"Output: {layout.base}/{{data,rejects}}/part-*.parquet and {layout.summary}")
     print(format_summary(summary, seconds))
     ratio = summary["rejects"] / summary["documents"] if summary["documents"] else 0.0
     if ratio > job.max_reject_ratio:
         raise JobFailed(
             f"{summary['rejects']} of {summary['documents']} documents rejected ({ratio:.1%}), "
-            f"over --max_reject_ratio {job.max_reject_ratio:.1%}; see {paths['summary']}"
+            f"over --max_reject_ratio {job.max_reject_ratio:.1%}; see {layout.summary}"
         )
     return summary
 
 
+def _interrupt(signum, _frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Ctrl-C or SIGTERM, as raised or as a runner wraps it (``RuntimeError: KeyboardInterrupt
+    [while running ...]``)."""
+    return isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt")
+
+
 def main() -> int:
+    if threading.current_thread() is not threading.main_thread():
+        return _main()
+    # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _main()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main() -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
     )
@@ -408,6 +490,11 @@ def main() -> int:
     except JobFailed as e:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not _interrupted(e):
+            raise
+        print("clean_html: interrupted; this run's files were deleted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -17,6 +17,9 @@ anything is launched instead of being dropped with a mere warning, as Beam does 
 
 Relative paths under ``PATH_KEYS`` (``setup_file``, ...) are taken relative to the preset's
 folder, so that a preset works from any working directory (Airflow's, CI's, a user's).
+
+A preset is read bounded: at most ``MAX_PRESET_BYTES``, ``MAX_PRESET_DEPTH`` levels of nesting
+and no YAML aliases (``load_preset``), so that a small file cannot expand into gigabytes.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentP
 
 __all__ = [
     "CONFIG_FLAG",
+    "MAX_PRESET_BYTES",
+    "MAX_PRESET_DEPTH",
     "PATH_KEYS",
     "ConfigError",
     "UsageError",
@@ -48,6 +53,9 @@ CONFIG_FLAG = "--config"
 
 # Options whose values are local files; relative values are resolved against the preset's folder.
 PATH_KEYS = frozenset({"setup_file", "requirements_file", "extra_packages"})
+# The presets in configs/ are under 1 KiB and two levels deep (a mapping of short lists).
+MAX_PRESET_BYTES = 64 * 1024
+MAX_PRESET_DEPTH = 8
 
 
 class ConfigError(ValueError):
@@ -124,14 +132,56 @@ def _flags_for(key: str, value: Any, actions: list[argparse.Action]) -> list[str
     return [f"{_flag(action, key)}={value}"]
 
 
-def load_preset(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a preset file: a YAML mapping from option names to values (empty file: no options)."""
+class _PresetLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing aliases and nesting deeper than ``MAX_PRESET_DEPTH``.
+
+    An alias repeats a value without its bytes: ten lines of them make a value of a billion
+    items once it is turned into flags (a 500-byte preset took gigabytes). A preset is a flat
+    mapping with short lists, so neither has a use; both stop the loader before the value is
+    built (nesting first, as the composer recurses once per level)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        where = f"line {event.start_mark.line + 1}"
+        if isinstance(event, yaml.AliasEvent):
+            raise ConfigError(
+                f"YAML alias *{event.anchor} ({where}): a preset holds its values written out"
+            )
+        if self._depth >= MAX_PRESET_DEPTH:
+            raise ConfigError(f"nested more than {MAX_PRESET_DEPTH} levels deep ({where})")
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _read_bounded(path: str | os.PathLike[str]) -> str:
+    """The text of a preset of at most ``MAX_PRESET_BYTES`` (a pipe or ``/dev/zero`` too)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            data = f.read(MAX_PRESET_BYTES + 1)
     except OSError as e:
-        raise ConfigError(f"{CONFIG_FLAG} {path}: cannot read it ({e.strerror})") from e
+        raise ConfigError(f"cannot read it ({e.strerror})") from e
+    if len(data) > MAX_PRESET_BYTES:
+        raise ConfigError(f"over {MAX_PRESET_BYTES >> 10} KiB: a preset is a few lines of options")
     try:
-        data = yaml.safe_load(text)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"not UTF-8 text (byte {e.start})") from None
+
+
+def load_preset(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a preset file: a YAML mapping from option names to values (empty file: no options).
+
+    Bounded (see ``_read_bounded`` and ``_PresetLoader``): a preset that is too large, too
+    deep or uses YAML aliases is refused with ``ConfigError`` before anything is built."""
+    try:
+        data = yaml.load(_read_bounded(path), Loader=_PresetLoader)
+    except ConfigError as e:
+        raise ConfigError(f"{CONFIG_FLAG} {path}: {e}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{CONFIG_FLAG} {path}: not valid YAML: {e}") from e
     if data is None:

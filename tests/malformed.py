@@ -9,10 +9,13 @@ reason) keyed by URL. Tests run the whole job over the folder and compare.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
 import os
 import random
+import socket
 import tarfile
 import zlib
 from collections.abc import Callable
@@ -27,17 +30,22 @@ from transforms import reasons
 
 __all__ = [
     "BAD_FLAGS",
+    "CJK_CASES",
     "CORPUS_PATTERNS",
     "DANGLING_LINK",
+    "FOREIGN_FILES",
     "HELP_MUST_LIST",
     "ODD_OUTPUT_NAMES",
+    "OUTPUT_OVERLAPS",
     "ROW",
     "SHOWN_NAMES",
+    "SPECIAL_FILES",
     "Expected",
     "build_corpus",
     "good_entries",
     "html_cases",
     "http_cases",
+    "output_overlaps",
 ]
 
 ROW = "row"
@@ -55,6 +63,9 @@ class Expected:
     documents: int | None = None
     # A substring of the file's error, when it is damaged.
     error: str | None = None
+    # Archives inside this one (a WARC in a tar), by member path: each is a file of its own in
+    # the summary, named ``FILE!/MEMBER``.
+    inside: dict[str, Expected] = field(default_factory=dict)
 
 
 def article(title: str, n: int = 3) -> bytes:
@@ -275,9 +286,9 @@ def lz4_warc(tmp: Path) -> tuple[bytes, Expected]:
 
 
 def zstd_tar(tmp: Path) -> tuple[bytes, Expected]:
-    """A combination no reader here reads: one clear ``unreadable_file`` reject."""
+    """A compression tarfile does not read: decompressed on the way in, then read."""
     data = zstandard.ZstdCompressor().compress(_tar({"a.html": article("zstd tar")}))
-    return data, Expected(damaged=True, documents=1, error="tar compressed with zstd")
+    return data, Expected(outcomes={"a.html": ROW}, documents=1)
 
 
 def endless_record_header(tmp: Path) -> tuple[bytes, Expected]:
@@ -398,6 +409,118 @@ def named_like_a_pattern(tmp: Path) -> tuple[bytes, Expected]:
     return _gzip_warc(tmp, "literal"), Expected(outcomes=_urls("literal", range(3)), documents=3)
 
 
+# --- inputs that hung the job or were skipped silently (issue 21) ------------------------------
+
+
+def warcs_in_a_tar(tmp: Path) -> tuple[bytes, Expected]:
+    """Crawls shipped in a tar: each WARC member is read as a file of its own."""
+    data = _tar(
+        {
+            "crawl/a.warc.gz": _gzip_warc(tmp, "intargz", 2),
+            "b.warc": _plain_warc(tmp, "intarplain", 2),
+            "README.txt": b"two WARC files",
+        }
+    )
+    return data, Expected(
+        documents=0,
+        inside={
+            "crawl/a.warc.gz": Expected(outcomes=_urls("intargz", range(2)), documents=2),
+            "b.warc": Expected(outcomes=_urls("intarplain", range(2)), documents=2),
+        },
+    )
+
+
+def warcs_in_a_tgz(tmp: Path) -> tuple[bytes, Expected]:
+    """A .tgz of WARCs compressed each their own way (zstd, bzip2)."""
+    plain = _plain_warc(tmp, "intgz", 2)
+    data = _tar(
+        {
+            "x.warc.zst": zstandard.ZstdCompressor().compress(plain),
+            "y.warc.bz2": bz2.compress(plain),
+        }
+    )
+    inner = Expected(outcomes=_urls("intgz", range(2)), documents=2)
+    return gzip.compress(data, mtime=0), Expected(
+        documents=0, inside={"x.warc.zst": inner, "y.warc.bz2": inner}
+    )
+
+
+def tar_of_tars_of_tars(tmp: Path) -> tuple[bytes, Expected]:
+    """Read one level deep: the tar inside the inner tar is one unreadable_file reject."""
+    deepest = _tar({"deepest.html": article("deepest")})
+    inner = _tar({"inner.html": article("inner tar"), "deeper.tar": deepest})
+    data = _tar({"top.html": article("top of the tars"), "inner.tar": inner})
+    return data, Expected(
+        outcomes={"top.html": ROW},
+        documents=1,
+        inside={
+            "inner.tar": Expected(
+                outcomes={"inner.html": ROW, "deeper.tar": reasons.UNREADABLE_FILE}, documents=2
+            )
+        },
+    )
+
+
+# A wget --mirror tree: pages named for their scripts and queries, a gzipped one, byte-order
+# marks, UTF-16, comments and an XML declaration before the markup; then a JPEG named .html.
+MIRROR_PAGES: dict[str, bytes] = {
+    "site/index.php": article("mirror php"),
+    "site/item.asp?id=3": article("mirror asp"),
+    "site/list.html?p=2": article("mirror query"),
+    "site/about": article("mirror no extension"),
+    "site/feed.xhtml.gz": gzip.compress(article("mirror gzipped xhtml"), mtime=0),
+    "site/bom": b"\xef\xbb\xbf" + article("mirror bom"),
+    "site/utf16": b"\xff\xfe" + article("mirror utf16").decode().encode("utf-16-le"),
+    "site/commented": b"\n  <!-- mirrored from a.example -->\n" + article("mirror comment"),
+    "site/x.xhtml": b'<?xml version="1.0" encoding="utf-8"?>\n' + article("mirror xhtml"),
+}
+
+
+def wget_mirror_tarball(tmp: Path) -> tuple[bytes, Expected]:
+    others = {
+        "site/style.css": b"body { margin: 0 }",
+        "site/logo.png": b"\x89PNG\r\n\x1a\n" + bytes(64),
+        "site/sitemap.xml": b'<?xml version="1.0"?><urlset><url><loc>/</loc></url></urlset>',
+    }
+    photo = {"site/photo.html": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(300)}
+    data = _tar({**MIRROR_PAGES, **others, **photo})
+    outcomes = {name: ROW for name in MIRROR_PAGES} | {"site/photo.html": reasons.NOT_HTML}
+    return gzip.compress(data, mtime=0), Expected(outcomes=outcomes, documents=len(outcomes))
+
+
+def damaged_warcs_in_a_tar(tmp: Path) -> tuple[bytes, Expected]:
+    """A member WARC cut inside its third record keeps the two before it; one that is not a
+    WARC at all is an unreadable_file reject; the tar reads on past both."""
+    cut = _gzip_warc(tmp, "cutmember")
+    data = _tar(
+        {
+            "cut.warc.gz": cut[:-60],
+            "garbage.warc.gz": b"\x1f\x8b\x08\x00" + bytes(range(256)),
+            "after.html": article("after the damage"),
+        }
+    )
+    return data, Expected(
+        outcomes={"after.html": ROW},
+        documents=1,
+        inside={
+            "cut.warc.gz": Expected(damaged=True, outcomes=_urls("cutmember", [0, 1])),
+            "garbage.warc.gz": Expected(damaged=True, documents=1, error="not WARC, ARC or tar"),
+        },
+    )
+
+
+def bzip2_warc(tmp: Path) -> tuple[bytes, Expected]:
+    return bz2.compress(_plain_warc(tmp, "bzip2")), Expected(
+        outcomes=_urls("bzip2", range(3)), documents=3
+    )
+
+
+def xz_warc(tmp: Path) -> tuple[bytes, Expected]:
+    return lzma.compress(_plain_warc(tmp, "xz")), Expected(
+        outcomes=_urls("xz", range(3)), documents=3
+    )
+
+
 ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "endless-header.warc.gz": endless_record_header,
     "gzip-member-cut.warc.gz": gzip_member_cut_mid_record,
@@ -426,16 +549,57 @@ ARCHIVE_CASES: dict[str, Callable[[Path], tuple[bytes, Expected]]] = {
     "latin1-headers.warc": headers_not_utf8,
     "long-header-40kb.warc": long_header_plain,
     "long-header-1mb.warc.gz": long_header_gzip,
+    "warcs.tar": warcs_in_a_tar,
+    "warcs.tgz": warcs_in_a_tgz,
+    "tar-of-tars.tar": tar_of_tars_of_tars,
+    "mirror.tar.gz": wget_mirror_tarball,
+    "damaged-members.tar": damaged_warcs_in_a_tar,
+    "crawl.warc.bz2": bzip2_warc,
+    "crawl.warc.xz": xz_warc,
 }
 # The --input patterns (relative to the corpus folder) the job is run with: every file, the tar
-# files a second time and one file named literally; each file must still be read once.
-CORPUS_PATTERNS = ["*", "*.tar", "page[1].warc.gz"]
+# files a second time, one file named literally and a folder named as it is (its files are
+# read, as FOLDER/ reads them); each file must still be read once.
+CORPUS_PATTERNS = ["*", "*.tar", "page[1].warc.gz", "a-folder"]
 DANGLING_LINK = "dangling-link.warc.gz"
+# Paths that are not regular files, in the corpus folder and in the folder named as a pattern:
+# each is one unreadable_file reject, at once (a FIFO without a writer hung the job).
+SPECIAL_FILES = {
+    "fifo.warc.gz": "a FIFO",
+    "link-to-fifo.warc": "a FIFO",
+    "socket.warc": "a socket",
+    "dev-zero.warc.gz": "a character device",
+    "a-folder/pipe.warc.gz": "a FIFO",
+}
 # The names the summary shows for them (U+FFFD for an undecodable byte).
 SHOWN_NAMES = {
     name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"): name
     for name in ARCHIVE_CASES
 }
+
+
+def _special_files(directory: Path, expected: dict[str, Expected]) -> None:
+    """The folder named as a pattern (a WARC in it, a subfolder that is not read) and the
+    ``SPECIAL_FILES``."""
+    folder = directory / "a-folder"
+    (folder / "not-read").mkdir(parents=True)
+    (folder / "f.warc.gz").write_bytes(_gzip_warc(directory, "infolder", 2))
+    (folder / "not-read" / "g.warc.gz").write_bytes(_gzip_warc(directory, "notread", 1))
+    expected["a-folder/f.warc.gz"] = Expected(outcomes=_urls("infolder", range(2)), documents=2)
+    os.mkfifo(directory / "a-fifo")
+    for name, kind in SPECIAL_FILES.items():
+        path = directory / name
+        if name == "link-to-fifo.warc":
+            path.symlink_to(directory / "a-fifo")
+        elif kind == "a FIFO":
+            os.mkfifo(path)
+        elif kind == "a socket":
+            with socket.socket(socket.AF_UNIX) as server:
+                server.bind(str(path))  # the socket file stays after the socket is closed
+        else:
+            path.symlink_to("/dev/zero")
+        expected[name] = Expected(damaged=True, documents=1, error=f"not a regular file but {kind}")
+    expected["a-fifo"] = expected["fifo.warc.gz"]
 
 
 # --- HTTP- and HTML-level cases: one WARC record each ------------------------------------------
@@ -530,6 +694,25 @@ def _before_main(filler: bytes) -> bytes:
     return article("textless filler").replace(b"<main>", filler + b"<main>")
 
 
+JAPANESE = "日本語のウェブページです。東京は日本の首都です。今日は良い天気ですね。" * 8
+CHINESE = "这是一个中文网页。北京是中国的首都。今天天气很好。我们一起去公园散步吧。" * 8
+KOREAN = "한국어 웹 페이지입니다. 서울은 한국의 수도입니다. 오늘은 날씨가 좋습니다. " * 8
+
+
+def _cjk_page(title: str, text: str, codec: str) -> bytes:
+    return page(title, text, charset=None).encode(codec)
+
+
+# Pages in the older CJK encodings (issue 21): case -> (the text a row must hold, its charset).
+CJK_CASES = {
+    "iso-2022-jp-without-a-label": (JAPANESE, "iso2022_jp"),
+    "euc-jp-labelled-shift-jis": (JAPANESE, "euc_jp"),
+    "utf16-cjk-without-bom": (CHINESE, "utf-16-le"),
+    "hz-gb-2312": (CHINESE, "hz"),
+    "iso-2022-kr": (KOREAN, "iso2022_kr"),
+}
+
+
 def html_cases() -> dict[str, tuple[bytes, str, str]]:
     """Case name -> (body, Content-Type header, outcome)."""
     html_type = "text/html"
@@ -555,6 +738,27 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
         "utf16-without-bom": (
             page("UTF-16 no BOM", "Texte sans marque ici.", charset=None).encode("utf-16-le"),
             html_type,
+            ROW,
+        ),
+        "iso-2022-jp-without-a-label": (
+            _cjk_page("ISO-2022-JP", JAPANESE, "iso2022_jp"),
+            html_type,
+            ROW,
+        ),
+        "euc-jp-labelled-shift-jis": (
+            _cjk_page("EUC-JP", JAPANESE, "euc_jp"),
+            "text/html; charset=shift_jis",
+            ROW,
+        ),
+        "utf16-cjk-without-bom": (
+            _cjk_page("UTF-16", CHINESE, "utf-16-le"),
+            "text/html; charset=utf-16",
+            ROW,
+        ),
+        "hz-gb-2312": (_cjk_page("HZ", CHINESE, "hz"), "text/html; charset=hz-gb-2312", ROW),
+        "iso-2022-kr": (
+            _cjk_page("ISO-2022-KR", KOREAN, "iso2022_kr"),
+            "text/html; charset=iso-2022-kr",
             ROW,
         ),
         "lying-meta-charset": (
@@ -620,6 +824,10 @@ def build_corpus(directory: Path) -> dict[str, Expected]:
     # A symbolic link whose target is gone: one unreadable_file reject, not a silent gap.
     (directory / DANGLING_LINK).symlink_to(directory / "deleted-target.warc.gz")
     expected[DANGLING_LINK] = Expected(damaged=True, documents=1, error="No such file")
+    for name, expectation in list(expected.items()):
+        for member, inner in expectation.inside.items():
+            expected[f"{name}!/{member}"] = inner
+    _special_files(directory, expected)
     http = http_cases()
     (directory / "http.warc.gz").write_bytes(
         raw_warc([(f"https://http.example/{name}", block) for name, (block, _) in http.items()])
@@ -679,6 +887,11 @@ BAD_FLAGS: dict[str, tuple[list[str], str]] = {
         "--min_language_score: '1.5' is out of range",
     ),
     "bad-format": (["--format", "html"], "invalid choice: 'html'"),
+    # Codes no row can carry made every row a language reject.
+    "language-name": (["--languages", "english"], "code 'english' (did you mean en?)"),
+    "language-unknown": (["--languages", "zz"], "unknown language code 'zz': use the codes"),
+    "language-639-3": (["--languages", "de,eng"], "code 'eng' (did you mean en?)"),
+    "language-locale": (["--languages=en_US"], "code 'en_US' (did you mean en?)"),
 }
 
 # The job's own flags, which --help must list with their defaults.
@@ -703,3 +916,105 @@ HELP_MUST_LIST = (
 
 # Output folder names that Beam's delete would read as patterns: the output is written anyway.
 ODD_OUTPUT_NAMES = ["out [1]", "out?", "out*x", "o[ut"]
+
+
+# --- output folders a careless operator points the job at -------------------------------------
+
+
+def _crawl_folder(folder: Path, name: str = "c.warc.gz") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return write_warc(folder / name, good_entries("out"))
+
+
+def output_overlaps(root: Path) -> dict[str, tuple[list[str], str]]:
+    """Inputs inside ``--output``, or reaching into it: name -> (arguments, what the one line
+    the job exits 2 with says). Builds the crawl under ``root``; the issue's case first."""
+    crawl = root / "crawl"
+    _crawl_folder(crawl / "data")
+    _crawl_folder(crawl, "top.warc.gz")
+    (root / "link").symlink_to(crawl)
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "linked.warc.gz").symlink_to(crawl / "top.warc.gz")
+    (root / "list.txt").write_text(f"{crawl / 'data' / 'c.warc.gz'}\n")
+    c, inside, reaches = str(crawl), "inside --output", "reaches into --output"
+    return {
+        "crawl-data-under-output": (["--input", f"{c}/data/*.warc.gz", "--output", c], inside),
+        "inputs-at-the-top-of-the-output": (["--input", f"{c}/*.warc.gz", "--output", c], inside),
+        "output-through-a-symlink": (
+            ["--input", f"{c}/*.warc.gz", "--output", str(root / "link")],
+            inside,
+        ),
+        "input-symlink-into-the-output": (
+            ["--input", str(root / "elsewhere" / "*.warc.gz"), "--output", c],
+            inside,
+        ),
+        "input-list-names-a-file-inside": (
+            ["--input_list", str(root / "list.txt"), "--output", c],
+            "--input_list names",
+        ),
+        "folder-input-with-slash": (["--input", f"{c}/", "--output", f"{c}/clean"], reaches),
+        "folder-input-without-slash": (["--input", c, "--output", f"{c}/clean"], reaches),
+        "double-star": (["--input", f"{c}/**", "--output", f"{c}/clean"], reaches),
+        "pattern-matching-the-summary": (
+            ["--input", f"{c}/*/*", "--output", f"{c}/clean"],
+            reaches,
+        ),
+    }
+
+
+OUTPUT_OVERLAPS = [
+    "crawl-data-under-output",
+    "inputs-at-the-top-of-the-output",
+    "output-through-a-symlink",
+    "input-symlink-into-the-output",
+    "input-list-names-a-file-inside",
+    "folder-input-with-slash",
+    "folder-input-without-slash",
+    "double-star",
+    "pattern-matching-the-summary",
+]
+
+
+def _text_file(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _folder_in_data(out: Path) -> Path:
+    _text_file(out / "data" / "old" / "keep.parquet", "PAR1")
+    return out / "data" / "old"
+
+
+def _link_named_like_a_shard(out: Path) -> Path:
+    path = out / "data" / "part-00000-of-00004.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(_text_file(out / "precious.txt", "precious"))
+    return path
+
+
+def _other_tools_parquet(out: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = out / "data" / "part-00000-of-00003.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": [1, 2], "value": ["a", "b"]}), path)
+    return path
+
+
+# Files in OUT/data or OUT/rejects the job did not write: name -> builder, returning the path
+# that the job's one line must name and leave in place.
+FOREIGN_FILES: dict[str, Callable[[Path], Path]] = {
+    "notes-in-data": lambda out: _text_file(out / "data" / "notes.txt", "my notes"),
+    "todo-in-rejects": lambda out: _text_file(out / "rejects" / "todo.md", "- look at these"),
+    "a-folder-in-data": _folder_in_data,
+    "a-symlink-named-like-a-shard": _link_named_like_a_shard,
+    "not-parquet-named-like-a-shard": lambda out: _text_file(
+        out / "data" / "part-00000-of-00002.parquet", "someone else's bytes"
+    ),
+    "other-parquet-named-like-a-shard": _other_tools_parquet,
+    "a-file-in-a-temp-folder": lambda out: _text_file(
+        out / "data" / f".temp-{'a' * 32}" / "mine.txt", "not a shard"
+    ),
+}

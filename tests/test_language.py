@@ -101,3 +101,60 @@ def test_language_reject_details():
     weak = language.Language("en", 0.21)
     assert language_reject(weak, frozenset({"en"}), 0.5) == "und 0.21 (en)"
     assert language_reject(weak, None, 0.21) is None
+
+
+def test_the_codes_a_row_can_carry_are_the_models_176_labels_and_und():
+    codes = language.model_codes()
+    assert len(codes) == 177 and language.UNDETERMINED in codes
+    assert {"en", "de", "zh", "yue", "ceb", "als", "sh"} <= codes
+    assert all(code.isascii() and code.islower() for code in codes)
+    assert language.check_languages(",".join(sorted(codes))) == codes
+
+
+@pytest.mark.parametrize(
+    "written, meant",
+    [
+        ("english", "en"),
+        ("English", "en"),
+        ("eng", "en"),
+        ("en_US", "en"),
+        ("en-GB", "en"),
+        ("en_US.UTF-8", "en"),
+        ("deu", "de"),
+        ("ger", "de"),
+        ("german", "de"),
+        ("zh-Hant", "zh"),
+        ("pt-BR", "pt"),
+        ("sr@latin", "sr"),
+        ("persian", "fa"),
+        ("jpn", "ja"),
+        ("englsh", "en"),
+        ("zz", None),
+        ("klingonese", None),
+    ],
+)
+def test_a_code_no_row_can_carry_is_refused_with_the_code_meant(written, meant):
+    with pytest.raises(ValueError) as refused:
+        language.check_languages(f"de,{written}")
+    message = str(refused.value)
+    assert f"unknown language code {written!r}" in message and "\n" not in message
+    if meant:
+        assert f"(did you mean {meant}?)" in message
+    else:
+        assert "did you mean" not in message
+    assert language.suggest_code(written) == meant
+
+
+def test_codes_are_read_in_any_case_and_spacing():
+    assert language.check_languages(" EN , De,,") == frozenset({"en", "de"})
+    assert language.check_languages("") is None and language.check_languages(None) is None
+
+
+def test_a_preset_with_a_wrong_language_code_is_refused(tmp_path):
+    import beam_jobs.clean_html  # noqa: F401 (registers the job's options)
+    from beam_jobs.config import ConfigError, merge_config
+
+    path = tmp_path / "p.yaml"
+    path.write_text("languages: english\n")
+    with pytest.raises(ConfigError, match=r"did you mean en\?"):
+        merge_config(["--config", str(path), "--output", "o"])

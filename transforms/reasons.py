@@ -26,7 +26,7 @@ REJECT_REASONS: dict[str, str] = {
     NO_TEXT: "extraction found no text",
     EXTRACT_ERROR: "decoding or extraction raised an unexpected error, or the cleaning process crashed, on this document",
     TIMEOUT: "extraction took longer than the time limit",
-    UNREADABLE_FILE: "an input file that could not be opened or is not WARC, ARC or tar",
+    UNREADABLE_FILE: "an input file that could not be opened, is not a regular file or is not WARC, ARC or tar; an archive nested two levels deep in a tar",
     LANGUAGE: "the text's language is not one of --languages, or its score is under --min_language_score",
 }
 

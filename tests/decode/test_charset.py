@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from transforms.decode import charset as charset_module
 from transforms.decode.charset import (
     BOM,
     DETECTED,
@@ -66,8 +67,8 @@ def test_normalize_label_whatwg(label: str, codec: str) -> None:
         None,
         "",
         "x-user-defined",
-        "iso-2022-kr",
-        "hz-gb-2312",
+        "iso-2022-cn",
+        "replacement",
         "utf-7",
         "base64",
         "rot13",
@@ -285,3 +286,117 @@ def test_only_wide_codecs_make_nul_characters_from_non_zero_bytes():
             ), codec
     assert decode_text(b"<p>a\x00b</p>", "utf-8").text == "<p>ab</p>"
     assert decode_text("<p>a\x00b</p>".encode("utf-16-le"), "utf-16le").text == "<p>ab</p>"
+
+
+# --- the encodings of issue 21: what a crawl of older CJK pages holds --------------------------
+
+CJK_PAGE = (
+    "<html><head><title>中文网页</title></head><body><p>"
+    + "这是一个中文网页。北京是中国的首都。今天天气很好。我们一起去公园散步吧。" * 20
+    + "</p></body></html>"
+)
+JAPANESE_PAGE = f"<html><head><title>日本語</title></head><body>{JAPANESE}</body></html>"
+
+
+def test_iso_2022_jp_without_a_label_is_read_by_its_escapes() -> None:
+    data = JAPANESE_PAGE.encode("iso2022_jp")
+    assert data.isascii() and b"\x1b$B" in data  # also valid UTF-8: ESC sequences as text
+    assert decode_text(data) == (JAPANESE_PAGE, "iso2022_jp", DETECTED)
+
+
+def test_iso_2022_kr_without_a_label_is_read_by_its_escapes() -> None:
+    korean = "<p>한국어 문장입니다. 서울은 한국의 수도입니다.</p>"
+    assert decode_text(korean.encode("iso2022_kr")) == (korean, "iso2022_kr", DETECTED)
+
+
+@pytest.mark.parametrize("label", ["shift_jis", "iso-2022-jp"])
+def test_euc_jp_under_another_japanese_label_is_read_as_euc_jp(label: str) -> None:
+    """The declared encoding fails to decode: the page's language still holds (a statistical
+    detector read this page as Chinese)."""
+    data = JAPANESE_PAGE.encode("euc_jp")
+    assert decode_text(data, label) == (JAPANESE_PAGE, "euc_jp", HTTP)
+    meta = JAPANESE_PAGE.replace("<head>", f'<head><meta charset="{label}">').encode("euc_jp")
+    assert decode_text(meta).charset == "euc_jp"
+
+
+def test_euc_jp_that_decodes_as_shift_jis_is_read_as_euc_jp() -> None:
+    text = "<p>ｱｲｳ カタカナとひらがなの文章です。</p>"
+    data = text.encode("euc_jp")
+    assert data.decode("cp932")  # valid Shift_JIS too: half-width katakana soup
+    assert decode_text(data, "shift_jis") == (text, "euc_jp", HTTP)
+
+
+def test_shift_jis_with_some_half_width_katakana_stays_shift_jis() -> None:
+    text = "<p>ｶﾀｶﾅ はんかく の もじ を すこし つかう ぶんしょう です。</p>"
+    assert decode_text(text.encode("cp932"), "shift_jis") == (text, "cp932", HTTP)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("label", [None, "utf-16"])
+def test_cjk_heavy_utf16_without_a_bom_is_recognised(codec: str, label: str | None) -> None:
+    data = CJK_PAGE.encode(codec)
+    assert data[:1024].count(0) < 100  # few NUL bytes: CJK code units have none
+    assert guess_utf16_32(data) == codec
+    assert decode_text(data, label) == (CJK_PAGE, codec, HTTP if label else DETECTED)
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "encode"),
+    [("hz-gb-2312", "hz", "hz"), ("iso-2022-kr", "iso2022_kr", "iso2022_kr")],
+)
+def test_replacement_labels_python_can_decode_are_decoded(label, codec, encode) -> None:
+    """WHATWG maps these to its "replacement" encoding (browsers refuse to decode 7-bit
+    encodings that could hide markup); read as ASCII they are rows of "~{" or escapes."""
+    text = CJK_PAGE if codec == "hz" else "<p>한국어 문장입니다. 서울은 한국의 수도입니다.</p>"
+    assert normalize_label(label) == codec
+    assert decode_text(text.encode(encode), label) == (text, codec, HTTP)
+
+
+# --- sparse Western text: windows-1252 without charset-normalizer -----------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<p>It’s “quoted” – and © 2006 • all rights.</p>",
+        "<p>A café naïve façade — déjà vu</p>",
+        "<p>Don´t panic</p>",
+        "<p>Price: 5 ½ lbs ± 1</p>",
+    ],
+)
+def test_sparse_western_text_is_windows_1252(text: str) -> None:
+    data = text.encode("cp1252")
+    assert charset_module._sparse_western(data)
+    assert decode_text(data) == (text, "cp1252", DETECTED)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("<p>Siła i rodzą się</p>", "cp1250"),  # "³" and "¹" inside words
+        ("<p>Privet: привет</p>", "cp1251"),  # a run of letters
+        ("<p>Çok güzel bir şehir</p>", "cp1254"),  # ş reads as Icelandic þ
+        ("<p>" + "café " * 17 + "</p>", "cp1252"),  # more letters than SPARSE_BYTES
+    ],
+)
+def test_text_with_evidence_for_a_code_page_is_not_sparse_western(text: str, codec: str):
+    assert not charset_module._sparse_western(text.encode(codec))
+
+
+def _mostly_utf8_by_decoding(data: bytes) -> bool:
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    good = sum(1 for c in text if ord(c) > 0x7F) - bad
+    return good >= 8 and bad * 20 <= good
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"a", b" ", b"\xc3\xa9", b"\xe2\x80\x99", b"\xf0\x9f\x98\x80", b"\xe9",
+                         b"\x92", b"\xc3", b"\x80", b"\xf4\x8f\xbf\xbf", b"\xc2\xa0"]),
+        max_size=120,
+    ).map(b"".join)
+)  # fmt: skip
+@settings(max_examples=500, deadline=None)
+def test_mostly_utf8_counts_as_decoding_with_replacements(data: bytes) -> None:
+    assert charset_module._mostly_utf8(data) == _mostly_utf8_by_decoding(data)

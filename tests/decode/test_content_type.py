@@ -143,3 +143,27 @@ def test_looks_binary() -> None:
     assert looks_binary(b"\x00\x00\x00\x01")
     assert not looks_binary(b"plain text\twith\ttabs\r\n")
     assert not looks_binary("<html><body>".encode("utf-16-le"))
+
+
+CJK_HEAVY = (
+    "<html><head><title>中文网页</title></head><body><p>"
+    + "这是一个中文网页。北京是中国的首都。今天天气很好。我们一起去公园散步吧。" * 20
+    + "</p></body></html>"
+)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("header", ["text/html; charset=utf-16", "text/html", None])
+def test_cjk_heavy_utf16_without_a_bom_is_html(codec: str, header: str | None) -> None:
+    """Few NUL bytes (CJK code units have none): its markup's code units tell it from binary."""
+    data = CJK_HEAVY.encode(codec)
+    mime, _ = parse_content_type(header)
+    assert require_html(mime, data) == "text/html"
+
+
+def test_iso_2022_kr_shifts_are_not_binary() -> None:
+    """ISO-2022-KR switches to Korean and back with SO and SI (0x0E, 0x0F) around every run."""
+    data = ("<p>" + "한국어 문장입니다. 서울은 한국의 수도입니다. " * 10 + "</p>").encode(
+        "iso2022_kr"
+    )
+    assert require_html("text/html", data) == "text/html"

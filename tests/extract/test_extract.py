@@ -415,8 +415,10 @@ def test_the_walk_finds_what_css_queries_for_its_tags_find_in_document_order():
     for html in (SORTED_PAGE, f"<body>{SORTED_PAGE * 3}</body>"):
         body = LexborHTMLParser(html).body
         found = bp.sort_elements(body)
-        for tags, nodes in zip(groups, found, strict=True):
+        for tags, nodes in zip(groups, found[:3], strict=True):
             expected = body.css(", ".join(tags))
+            if nodes is found.containers:  # those with attributes, and forms and headers
+                expected = [n for n in expected if n.attributes or n.tag in bp.GUARDED_TAGS]
             assert [n.mem_id for n in nodes] == [n.mem_id for n in expected], tags
             assert nodes
 
@@ -435,7 +437,7 @@ def test_elements_inside_stripped_ones_are_not_cleaned_again():
     )
     elements = sort_elements(tree.body)
     assert [n.tag for n in elements.furniture] == ["nav", "footer"]
-    assert [n.tag for n in elements.containers] == ["div", "p"]
+    assert [n.tag for n in elements.containers] == ["div"]  # (a <p> without attributes is none)
     assert drop_furniture(tree.body, [], main=True, elements=elements) == (0, 0)
     assert drop_boilerplate(tree.body, containers=elements.containers) == (len(PROSE), "", 0)
     assert size(tree.body) == len(PROSE)
@@ -464,3 +466,26 @@ def test_an_element_matching_two_selectors_is_taken_once():
     tree = LexborHTMLParser(f"<body>{marked_share}<main><p>{PROSE}</p></main></body>")
     body_size, comments, _ = drop_boilerplate(tree.body)
     assert not comments and body_size == size(tree.body) == len(PROSE)
+
+
+def test_the_collector_is_paused_during_a_call_and_left_as_it_was():
+    import gc
+
+    from transforms.extract import extractor
+
+    seen = []
+    real = extractor.Extractor._call
+    extractor.Extractor._call = lambda self, *a: seen.append(gc.isenabled()) or real(self, *a)
+    try:
+        assert gc.isenabled()
+        extract(f"<p>{PROSE}</p>")
+        assert gc.isenabled() and seen == [False]
+        gc.disable()
+        extract(f"<p>{PROSE}</p>")
+        assert not gc.isenabled() and seen == [False, False]
+    finally:
+        gc.enable()
+        extractor.Extractor._call = real
+    with pytest.raises(AttributeError):  # resumed when the call raises
+        extractor._DEFAULT["main", "text", False].__call__(object())
+    assert gc.isenabled()

@@ -1,5 +1,8 @@
 """``--config FILE``: how a preset merges under the command line, and how a bad one is refused."""
 
+import os
+import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +155,62 @@ def test_command_line_reports_a_bad_preset_and_exits_2(tmp_path):
     )
     assert result.returncode == 2
     assert "bad --config" in result.stderr and "'regoin'; did you mean region" in result.stderr
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """A billion laughs: each level lists the one before nine times (a few hundred bytes)."""
+    lines = ["experiments:", "  - &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    lines += [f"  - &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (alias_bomb(), "YAML alias *a0 (line 3)"),
+        ("region: &r europe-west1\nworker_region: *r\n", "YAML alias *r (line 2)"),
+        ("experiments: " + "[" * 10_000 + "]" * 10_000 + "\n", "nested more than 8 levels"),
+        ("# padding\n" * 8000, "over 64 KiB"),
+        (b"region: \xff\n", "not UTF-8"),
+    ],
+)
+def test_a_preset_is_read_bounded_and_refused_in_one_line(tmp_path, text, message):
+    """Aliases are refused before they are expanded (a 500-byte bomb reached gigabytes as
+    flags), nesting before the loader recurses, and the size before the file is parsed."""
+    path = tmp_path / "preset.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError, match=re.escape(message)) as refused:
+        load_preset(path)
+    assert "\n" not in str(refused.value)
+
+
+def test_every_shipped_preset_is_within_the_bounds():
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        assert load_preset(path), path
+
+
+def _at_most_2_gib():
+    # so that an unbounded read or expansion fails here rather than taking the machine's memory
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+@pytest.mark.parametrize("kind", ["alias-bomb", "endless"])
+def test_a_bomb_or_an_endless_preset_exits_2_with_one_line(tmp_path, kind):
+    if kind == "endless":
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("no /dev/zero")
+        path, message = "/dev/zero", "over 64 KiB"
+    else:
+        path, message = str(preset(tmp_path, alias_bomb())), "YAML alias *a0"
+    result = subprocess.run(
+        [sys.executable, "-m", "beam_jobs.clean_html", "--config", path]
+        + ["--input", str(tmp_path / "*.warc.gz"), "--output", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_at_most_2_gib,
+    )
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = [line for line in result.stderr.splitlines() if line.startswith("clean_html")]
+    assert len(lines) == 1 and message in lines[0], result.stderr

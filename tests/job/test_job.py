@@ -117,8 +117,8 @@ def test_output_reads_in_pandas_and_duckdb(tmp_path):
 def test_rerun_leaves_only_that_runs_output(tmp_path):
     crawl, out = make_inputs(tmp_path), tmp_path / "out"
     (out / "data").mkdir(parents=True)
-    stale = out / "data" / "part-00000-of-00007.parquet"
-    stale.write_bytes(b"stale shard from an older run")
+    stale = out / "data" / "part-00000-of-00007.parquet"  # a shard of an older run
+    pq.write_table(ROW_SCHEMA.empty_table(), stale)
     run_job(job_args(crawl, out))
     rows, _, _ = run_job(job_args(crawl, out))
     assert not stale.exists()

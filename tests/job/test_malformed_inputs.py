@@ -22,12 +22,14 @@ from tests.conftest import run_job
 from tests.fake_extractors import CRASH_MARKER, HANG_MARKER, RAISE_MARKER, MisbehavingExtractor
 from tests.malformed import (
     BAD_FLAGS,
+    CJK_CASES,
     CORPUS_PATTERNS,
     DANGLING_LINK,
     HELP_MUST_LIST,
     ODD_OUTPUT_NAMES,
     ROW,
     SHOWN_NAMES,
+    SPECIAL_FILES,
     build_corpus,
 )
 from transforms import reasons
@@ -78,13 +80,19 @@ def test_every_string_is_valid_utf8_and_every_shard_reads_back_everywhere(corpus
     raw = (out / SUMMARY_FILE).read_bytes().decode("utf-8")
     for value in _strings(json.loads(raw)):
         value.encode("utf-8")
-    shown = {Path(e["source_file"]).name for e in summary["files"]["per_file"]}
+    shown = {_shown(e["source_file"], folder) for e in summary["files"]["per_file"]}
     assert "caf\ufffd-name.warc.gz" in shown
 
 
-def _outcomes(rows, rejects, name: str) -> dict[str, str]:
+def _shown(source_file: str, folder: Path) -> str:
+    """A file's name in the corpus: its path in the corpus folder (``a-folder/f.warc.gz``,
+    ``warcs.tar!/b.warc`` for an archive inside a tar)."""
+    return source_file.removeprefix(f"{folder}/")
+
+
+def _outcomes(rows, rejects, name: str, folder: Path) -> dict[str, str]:
     """URL -> outcome of every document of the input file ``name`` (URLs are unique in a file)."""
-    mine = lambda d: Path(d["source_file"]).name == name  # noqa: E731
+    mine = lambda d: _shown(d["source_file"], folder) == name  # noqa: E731
     outcomes = {row["url"]: ROW for row in rows if mine(row)}
     outcomes.update({rej["url"]: rej["reason"] for rej in rejects if mine(rej)})
     assert len(outcomes) == sum(map(mine, rows)) + sum(map(mine, rejects))
@@ -93,17 +101,32 @@ def _outcomes(rows, rejects, name: str) -> dict[str, str]:
 
 def test_every_file_of_the_corpus_is_in_the_summary(corpus_run):
     folder, expected, _, _, summary = corpus_run
-    per_file = {Path(e["source_file"]).name: e for e in summary["files"]["per_file"]}
+    per_file = {_shown(e["source_file"], folder): e for e in summary["files"]["per_file"]}
     assert set(per_file) == set(expected)
     assert summary["files"]["count"] == len(expected)
 
 
 @pytest.mark.parametrize(
-    "name", [*sorted(SHOWN_NAMES), DANGLING_LINK, "http.warc.gz", "html.warc.gz"]
+    "name",
+    [*sorted(SHOWN_NAMES), DANGLING_LINK, "http.warc.gz", "html.warc.gz", *sorted(SPECIAL_FILES)],
 )
 def test_each_file_ends_as_documented(corpus_run, name):
-    _, expected, rows, rejects, summary = corpus_run
-    entry = next(e for e in summary["files"]["per_file"] if Path(e["source_file"]).name == name)
+    _check_file_outcome(corpus_run, name)
+
+
+def test_each_archive_inside_a_tar_ends_as_documented(corpus_run):
+    """Archives inside a tar are files of their own in the summary (``TAR!/MEMBER``)."""
+    _, expected, *_ = corpus_run
+    nested = sorted(name for name in expected if "!/" in name)
+    assert len(nested) == 7, nested
+    for name in nested:
+        _check_file_outcome(corpus_run, name)
+
+
+def _check_file_outcome(corpus_run, name: str) -> None:
+    folder, expected, rows, rejects, summary = corpus_run
+    entries = summary["files"]["per_file"]
+    entry = next(e for e in entries if _shown(e["source_file"], folder) == name)
     want = expected[name]
     assert entry["damaged"] == want.damaged, entry
     if want.damaged:
@@ -112,21 +135,24 @@ def test_each_file_ends_as_documented(corpus_run, name):
         assert want.error in entry["error"], entry["error"]
     if want.documents is not None:
         assert entry["rows"] + entry["rejects"] == want.documents, entry
-    outcomes = _outcomes(rows, rejects, name)
-    assert {url: outcomes.get(url) for url in want.outcomes} == want.outcomes
+    outcomes = _outcomes(rows, rejects, name, folder)
+    assert {url: outcomes.get(url) for url in want.outcomes} == want.outcomes, name
 
 
 def test_unreadable_files_are_one_reject_each_with_the_error(corpus_run):
-    _, expected, _, rejects, summary = corpus_run
+    folder, expected, _, rejects, summary = corpus_run
     unreadable = [rej for rej in rejects if rej["reason"] == reasons.UNREADABLE_FILE]
-    names = {Path(rej["source_file"]).name for rej in unreadable}
+    names = {_shown(rej["source_file"], folder) for rej in unreadable}
     assert names == {
         "empty.warc.gz",
         "endless-header.warc.gz",
         "png.warc.gz",
         "readme.warc",
-        "zstd.tar.zst",
         DANGLING_LINK,
+        "a-fifo",
+        *SPECIAL_FILES,
+        "damaged-members.tar!/garbage.warc.gz",
+        "tar-of-tars.tar!/inner.tar",  # the tar inside it, two levels deep
     }
     assert all(rej["detail"] for rej in unreadable)
 
@@ -160,13 +186,24 @@ def test_pathological_pages_are_rows_with_text(corpus_run):
         assert "Paragraph 2 of textless filler" in row["text"] and not row["truncated"]
 
 
+@pytest.mark.parametrize("case", sorted(CJK_CASES))
+def test_pages_in_older_cjk_encodings_are_rows_in_their_script(corpus_run, case):
+    """ISO-2022-JP without a label, EUC-JP labelled Shift_JIS, CJK-heavy UTF-16 without a BOM,
+    hz-gb-2312 and iso-2022-kr: each a row with its text, not escapes or mojibake."""
+    _, _, rows, _, _ = corpus_run
+    row = next(row for row in rows if row["url"] == f"https://html.example/{case}")
+    text, charset = CJK_CASES[case]
+    assert row["charset"] == charset
+    assert text.split("。")[0].split(".")[0] in row["text"]
+
+
 def test_files_matched_by_several_patterns_are_read_once(corpus_run):
     """``*`` and ``*.tar`` both match the tar files, ``*`` and the literal name ``page[1]...``
     the same WARC: no row is doubled (the per-file document counts are checked above)."""
     _, _, rows, rejects, _ = corpus_run
     keys = [(d["source_file"], d["record_id"], d["record_offset"]) for d in rows + rejects]
     assert len(keys) == len(set(keys))
-    literal = [row for row in rows if Path(row["source_file"]).name == "page[1].warc.gz"]
+    literal = [row for row in rows if row["source_file"].endswith("/page[1].warc.gz")]
     assert len(literal) == 3
 
 
@@ -294,7 +331,8 @@ def test_output_that_is_an_existing_file_is_refused_before_any_work(tmp_path, mo
 def test_output_path_with_wildcard_characters_is_written_and_rewritten(tmp_path, name):
     crawl = one_page_crawl(tmp_path / "crawl")
     out = tmp_path / name
-    leftover = out / "data" / ".temp-0123" / "part.parquet"  # what a failed run left behind
+    # what a failed run left behind
+    leftover = out / "data" / f".temp-{'0' * 32}" / f"{'1' * 32}-00000.parquet"
     leftover.parent.mkdir(parents=True)
     leftover.write_bytes(b"half a shard")
     argv = ["--input", str(crawl / "*"), "--output", str(out), "--extract_guard", "none"]

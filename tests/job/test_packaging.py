@@ -1,4 +1,5 @@
-"""What workers install: setup.py's bounds hold for what is tested, and the Dockerfile builds it.
+"""What workers install: setup.py's bounds hold for what is tested, and the Dockerfile builds it
+(the compiled walk included).
 
 No Docker engine here, so the Dockerfile is checked by what can be checked without one: its
 base image is Beam's SDK image for the installed Beam and Python, everything it COPYs exists, and
@@ -127,7 +128,9 @@ def test_package_builds_from_only_the_files_the_dockerfile_copies(tmp_path):
     for source in dockerfile_copies():
         src = ROOT / source
         if src.is_dir():
-            shutil.copytree(src, context / source, ignore=shutil.ignore_patterns("__pycache__"))
+            # (what .dockerignore leaves out: caches and a local build of the extension)
+            ignored = shutil.ignore_patterns("__pycache__", "*.so", "walk.c")
+            shutil.copytree(src, context / source, ignore=ignored)
         else:
             shutil.copy(src, context / source)
     result = subprocess.run(
@@ -147,5 +150,30 @@ def test_package_builds_from_only_the_files_the_dockerfile_copies(tmp_path):
         for p in (ROOT / package).glob("*.py")
     }
     assert modules <= names, modules - names
+    # the compiled walk, built from its Cython source by pip (pyproject's build requirements)
+    assert any(n.startswith("transforms/extract/walk.") and n.endswith(".so") for n in names)
     name = canonicalize_name(setup_kwargs()["name"])
     assert canonicalize_name(wheel.name.split("-")[0]) == name
+
+
+def test_the_sdist_workers_install_from_carries_the_extensions_source(tmp_path):
+    """Dataflow and portable workers get ``--setup_file``'s sdist and build it: the Cython
+    source must be in it (MANIFEST.in), the build requirements in its pyproject.toml."""
+    import tarfile
+
+    result = subprocess.run(
+        [sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+        pyproject = tar.extractfile(
+            next(m for m in tar.getmembers() if m.name.endswith("/pyproject.toml"))
+        )
+        assert b"Cython" in pyproject.read()
+    assert "transforms/extract/walk.pyx" in names

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from beam_jobs.clean_html import run
@@ -12,6 +13,7 @@ from tests.builders import WarcEntry, http_response, write_tar, write_warc
 from tests.conftest import run_job
 from tests.malformed import article
 from transforms.extract import Extractor
+from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 from transforms.write import SUMMARY_FILE
 
 
@@ -50,10 +52,14 @@ def files_under(out: Path) -> set[str]:
 
 def test_rerun_leaves_exactly_that_runs_shards_and_no_temp_folders(tmp_path):
     folder, out = crawl(tmp_path / "in"), tmp_path / "out"
-    for stale in ("data/part-00000-of-00003.parquet", "rejects/part-00002-of-00003.parquet"):
-        (out / stale).parent.mkdir(parents=True, exist_ok=True)
-        (out / stale).write_bytes(b"a shard from a run with another shard count")
-    (out / "data" / "beam-temp-part-0123").mkdir()
+    stale = {
+        "data/part-00000-of-00003.parquet": ROW_SCHEMA,
+        "rejects/part-00002-of-00003.parquet": REJECT_SCHEMA,
+        f"data/.temp-{'0' * 32}/{'1' * 32}-00000.parquet": ROW_SCHEMA,
+    }
+    for name, schema in stale.items():  # a run with another shard count, that died
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(schema.empty_table(), out / name)
     run_job(args(folder, out))
     _, _, summary = run_job(args(folder, out))
     written = {

@@ -9,10 +9,13 @@ from pathlib import Path
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that
 
-from transforms.write.parquet import ShardWriter, WriteParquetShards, final_names
+from transforms.write.lock import LockRecord
+from transforms.write.output import OutputError, Ownership
+from transforms.write.parquet import ShardWriter, WriteParquetShards, _FinalizeFn, final_names
 
 SCHEMA = pa.schema([pa.field("url", pa.string()), pa.field("text", pa.string())])
 
@@ -85,3 +88,36 @@ def test_no_rows_still_writes_one_readable_shard(tmp_path: Path) -> None:
         _ = p | beam.Create([]).with_output_types(dict) | WriteParquetShards(str(out), SCHEMA)
     assert [f.name for f in out.iterdir()] == ["part-00000-of-00001.parquet"]
     assert pq.read_table(out).num_rows == 0
+
+
+def test_a_rename_that_finds_its_files_gone_is_one_line(tmp_path: Path) -> None:
+    """What a second run deleting the first run's temporary files used to end in (a Beam
+    "Rename operation failed" with a traceback per file): one OutputError line."""
+    out, temp = tmp_path / "data", tmp_path / "data" / f".temp-{'0' * 32}"
+    temp.mkdir(parents=True)
+    finalize = _FinalizeFn(str(out), str(temp), SCHEMA, None)
+    with pytest.raises(OutputError) as failed:
+        list(finalize.process(None, [bytes(temp / f"{'1' * 32}-00000.parquet")]))
+    assert str(failed.value) == f"cannot write {out}: No such file or directory"
+    assert not list(out.glob("part-*"))
+
+
+def test_shards_are_not_put_in_place_once_the_output_is_another_runs(tmp_path: Path) -> None:
+    out, temp = tmp_path / "data", tmp_path / "data" / f".temp-{'0' * 32}"
+    lock = tmp_path / "_LOCK.json"
+    lock.write_bytes(LockRecord.mine("f" * 32).encode())
+    writer = ShardWriter(str(temp), SCHEMA)
+    writer.write(_rows(1)[0])
+    finalize = _FinalizeFn(str(out), str(temp), SCHEMA, Ownership(str(lock), "a" * 32))
+    with pytest.raises(OutputError, match="taken over by run ffffffffffff"):
+        list(finalize.process(None, [path.encode() for path in writer.close()]))
+    assert not list(out.glob("part-*"))
+
+
+def test_a_failed_write_closes_its_file_at_once(tmp_path: Path) -> None:
+    writer = ShardWriter(str(tmp_path), SCHEMA, row_group_bytes=1)
+    writer.write(_rows(1)[0])
+    writer._batch_rows()  # opens the file and writes a row group
+    stream = writer._stream
+    writer.abort()
+    assert stream.closed and writer._stream is None

@@ -6,17 +6,35 @@ The chain, first match wins:
 2. ``http``: the charset parameter of the transport Content-Type;
 3. ``meta``: ``<meta charset>`` / ``<meta http-equiv=Content-Type content="...charset=...">`` or
    an XML declaration, found by a bounded scan of the first bytes;
-4. ``detected``: strict UTF-8, UTF-16/32 by the NUL-byte pattern, "UTF-8 with a few stray
-   bytes", then charset-normalizer on a bounded sample;
+4. ``detected``: UTF-16/32 by where the NUL bytes and the markup fall, ISO-2022-JP and
+   ISO-2022-KR by their escape sequences, strict UTF-8, "UTF-8 with a few stray bytes", sparse
+   Western text (below), then charset-normalizer on a bounded sample;
 5. ``fallback``: UTF-8 with replacement characters.
 
 Declared labels are mapped as the WHATWG Encoding standard does (``iso-8859-1`` means
 windows-1252, ``gb2312`` means gb18030, ...); unknown labels are ignored, and a declared charset
-that cannot decode the bytes is skipped in favour of the next step. A declared single-byte
-charset (windows-1252, ...) on bytes that are valid UTF-8 with non-ASCII characters yields to
-UTF-8, ``detected``: such pages are mis-declared, read as declared they are mojibake
-("cafÃ©"), and legacy text is practically never valid UTF-8 by accident (a browser would
-follow the declaration). Decoding never raises.
+that cannot decode the bytes is skipped in favour of the next step: first the other encodings of
+the same language (a page labelled Shift_JIS that is EUC-JP is still Japanese; a statistical
+detector reads it as Chinese), then the rest of the chain. A page labelled Shift_JIS whose
+decoding is mostly half-width katakana, and that is valid EUC-JP, is EUC-JP: that is how
+EUC-JP reads in Shift_JIS when it happens to decode. ``hz-gb-2312`` and ``iso-2022-kr``, which
+WHATWG maps to its "replacement" encoding (browsers refuse 7-bit encodings that can hide
+markup), are decoded with Python's codecs: text extraction has nothing to protect.
+
+A declared single-byte charset (windows-1252, ...) on bytes that are valid UTF-8 with
+non-ASCII characters yields to UTF-8, ``detected``: such pages are mis-declared, read as
+declared they are mojibake ("cafÃ©"), and legacy text is practically never valid UTF-8 by
+accident (a browser would follow the declaration).
+
+Sparse Western text: undeclared pages of the 2000s are mostly ASCII with a few typographic
+characters in windows-1252 (curly quotes, dashes, "©", an "é"). Every Windows code page reads
+those punctuation bytes alike (``_SAME_IN_WINDOWS_CODE_PAGES``), so they say nothing about
+which one was meant; only the other non-ASCII bytes do. When there are at most
+``SPARSE_BYTES`` of those and no two of them are side by side (the words of Cyrillic, Greek,
+Hebrew, Arabic and Thai text and CJK's double bytes always put them together), there is no
+evidence for another code page and the page is windows-1252, the web's legacy default, as
+charset-normalizer also concludes on such pages after several milliseconds. Decoding never
+raises.
 """
 
 from __future__ import annotations
@@ -62,8 +80,9 @@ class DecodedText(NamedTuple):
 
 
 # WHATWG encoding labels (https://encoding.spec.whatwg.org/#names-and-labels), grouped by the
-# Python codec that decodes that encoding. Labels of the "replacement" encoding and
-# x-user-defined are deliberately absent: they are treated as unknown.
+# Python codec that decodes that encoding. Of the labels WHATWG maps to its "replacement"
+# encoding, those Python can decode (hz-gb-2312, iso-2022-kr) are decoded; the others
+# (iso-2022-cn, replacement) and x-user-defined are absent: they are treated as unknown.
 _LABELS: dict[str, str] = {
     "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
     "cp866": "866 cp866 csibm866 ibm866",
@@ -108,6 +127,8 @@ _LABELS: dict[str, str] = {
     "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
     "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
     "iso2022_jp": "csiso2022jp iso-2022-jp",
+    "iso2022_kr": "csiso2022kr iso-2022-kr",
+    "hz": "hz-gb-2312",
     "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis x-shift-jis",
     "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 "
     "ksc5601 ksc_5601 windows-949",
@@ -137,10 +158,20 @@ _MULTI_BYTE = frozenset(
         "big5hkscs",
         "euc_jp",
         "iso2022_jp",
+        "iso2022_kr",
+        "hz",
         "cp932",
         "cp949",
     }
 )
+# The encodings of one language, in the order to try when a declared one fails to decode.
+_SIBLINGS = {
+    "cp932": ("euc_jp", "iso2022_jp"),
+    "euc_jp": ("cp932", "iso2022_jp"),
+    "iso2022_jp": ("euc_jp", "cp932"),
+    "gb18030": ("big5hkscs",),
+    "big5hkscs": ("gb18030",),
+}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 _BOMS = (
@@ -207,6 +238,27 @@ def guess_utf16_32(data: bytes) -> str | None:
         return "utf-16-le"
     if even > 0.25 and odd < 0.02:
         return "utf-16-be"
+    return _utf16_by_markup(sample)
+
+
+# "<", ">" and "/" as UTF-16 code units: a NUL byte beside each, on its side of the pair
+_MARKUP = frozenset(b"<>/")
+MARKUP_UNITS = 4
+
+
+def _utf16_by_markup(sample: bytes) -> str | None:
+    """UTF-16 whose text is mostly CJK: few NUL bytes (a CJK character has none), but its
+    markup characters are code units with a NUL byte, all on one side of the pairs.
+
+    At least ``MARKUP_UNITS`` of them on one side, none on the other: narrow text has no NUL
+    beside a "<", and random bytes seldom put one there."""
+    low, high = sample[0::2], sample[1::2]
+    le = sum(1 for a, b in zip(low, high, strict=True) if b == 0 and a in _MARKUP)
+    be = sum(1 for a, b in zip(low, high, strict=True) if a == 0 and b in _MARKUP)
+    if le >= MARKUP_UNITS and not be:
+        return "utf-16-le"
+    if be >= MARKUP_UNITS and not le:
+        return "utf-16-be"
     return None
 
 
@@ -222,12 +274,21 @@ def _strict(data: bytes, codec: str) -> str | None:
         return None
 
 
+_NOT_UTF8_LEADS = bytes(b for b in range(256) if not 0xC2 <= b <= 0xF4)
+
+
 def _mostly_utf8(data: bytes) -> bool:
     """UTF-8 with a few stray bytes (a common mix-up) rather than a legacy single-byte text.
 
     In legacy encodings a high byte is rarely followed by a UTF-8 continuation byte, so valid
     multi-byte sequences vastly outnumber invalid ones only in (damaged) UTF-8.
+
+    Each valid sequence starts with a lead byte (0xC2-0xF4): with fewer than eight of those
+    there cannot be eight good characters, and the decoding with replacements (slow: a call
+    of the error handler per bad byte) is not needed.
     """
+    if len(data.translate(None, _NOT_UTF8_LEADS)) < 8:
+        return False
     text = data.decode("utf-8", "replace")
     bad = text.count("\ufffd")
     good = len(_NON_ASCII.findall(text)) - bad
@@ -246,21 +307,94 @@ def _whole_sample(data: bytes, size: int) -> bytes:
 
 
 def detect_charset(data: bytes) -> str | None:
-    """Guess the codec of undeclared bytes; None when nothing fits.
+    """Guess the codec of undeclared bytes; None when nothing fits (see ``_detect``)."""
+    found = _detect(data)
+    return None if found is None else found[0]
 
-    UTF-16/32 by the NUL pattern comes first (ASCII in UTF-16 is also valid UTF-8), then strict
-    UTF-8, then UTF-8 with a few stray bytes, then charset-normalizer on a bounded sample,
+
+# ISO-2022-JP's and ISO-2022-KR's designations (ESC $ B, ESC ( J, ...; ESC $ ) C): an escape
+# byte is never text, so these name the encoding.
+_ISO2022 = (
+    (re.compile(rb"\x1b(?:\$[@B]|\([BJ])"), "iso2022_jp"),
+    (re.compile(rb"\x1b\$\)C"), "iso2022_kr"),
+)
+_ASCII = bytes(range(0x80))
+# The bytes every Windows code page (1250-1258) reads as the same character: typographic
+# punctuation and symbols (’ “ ” – — … • ™ © ® « » ° NBSP, ...).
+_SAME_IN_WINDOWS_CODE_PAGES = bytes(
+    b
+    for b in range(0x80, 0x100)
+    if len({bytes([b]).decode(f"cp{page}", "replace") for page in range(1250, 1259)}) == 1
+    and bytes([b]).decode("cp1252", "replace") != "\ufffd"
+)
+_NOT_TELLING = _ASCII + _SAME_IN_WINDOWS_CODE_PAGES
+# windows-1252's letters (its Icelandic ones, ð þ ý, are how Turkish and Baltic letters read in
+# it: a page holding one is not taken for sparse Western text)
+_WESTERN_LETTERS = (frozenset(range(0xC0, 0x100)) - frozenset(b"\xd7\xf7")) | frozenset(
+    b"\x8a\x8c\x8e\x9a\x9c\x9e\x9f"
+)
+# undefined in windows-1252, and Icelandic's letters
+_NEVER_SPARSE_WESTERN = frozenset(b"\x81\x8d\x8f\x90\x9d\xd0\xde\xdd\xf0\xfe\xfd")
+_ACUTE = 0xB4  # "´", written for an apostrophe inside words
+SPARSE_BYTES = 16  # non-ASCII bytes, other than punctuation, of sparse Western text
+
+
+def _is_ascii_letter(byte: int) -> bool:
+    return 0x61 <= (byte | 0x20) <= 0x7A
+
+
+def _sparse_western(sample: bytes) -> bool:
+    """Whether ``sample`` is sparse Western text (module docstring): at most ``SPARSE_BYTES``
+    non-ASCII bytes that the Windows code pages read differently, each a windows-1252 letter
+    (not an Icelandic one) or a symbol standing apart from ASCII letters ("si³a", "¿e" are
+    Polish read in the wrong code page), and no two of them in one run of non-ASCII bytes."""
+    telling = sample.translate(None, _NOT_TELLING)
+    if len(telling) > SPARSE_BYTES or not _NEVER_SPARSE_WESTERN.isdisjoint(telling):
+        return False
+    for byte in set(telling):
+        symbol = byte not in _WESTERN_LETTERS and byte != _ACUTE
+        pos = sample.find(byte)
+        while pos >= 0:
+            for step in (-1, 1):  # the rest of its run of non-ASCII bytes, both ways
+                at = pos + step
+                while 0 <= at < len(sample) and sample[at] >= 0x80:
+                    if sample[at] not in _SAME_IN_WINDOWS_CODE_PAGES:
+                        return False
+                    at += step
+                beside = 0 <= at < len(sample) and at == pos + step and sample[at]
+                if symbol and beside and _is_ascii_letter(beside):
+                    return False
+            pos = sample.find(byte, pos + 1)
+    return True
+
+
+def _detect(data: bytes) -> tuple[str, str | None] | None:
+    """The codec of undeclared bytes, with their strict decoding when that was needed to
+    choose it (else None); None when nothing fits.
+
+    UTF-16/32 by the NUL pattern comes first (ASCII in UTF-16 is also valid UTF-8), then the
+    7-bit ISO-2022 encodings by their escapes (also valid UTF-8), strict UTF-8, UTF-8 with a
+    few stray bytes, sparse Western text, then charset-normalizer on a bounded sample,
     keeping only its answers that are WHATWG encodings (and not UTF-16, which without the NUL
     pattern would be a misreading).
     """
     wide = guess_utf16_32(data)
     if wide is not None:
-        return wide  # the NUL pattern is strong evidence, even if a few code units are broken
-    if _strict(data, "utf-8") is not None:
-        return "utf-8"
+        return wide, None  # the NUL pattern is strong evidence, even if a few units are broken
+    if b"\x1b" in data:
+        for escapes, codec in _ISO2022:
+            if escapes.search(data, 0, DETECT_SAMPLE_BYTES):
+                text = _strict(data, codec)
+                if text is not None:
+                    return codec, text
+    text = _strict(data, "utf-8")
+    if text is not None:
+        return "utf-8", text
     if _mostly_utf8(data[:DETECT_SAMPLE_BYTES]):
-        return "utf-8"
+        return "utf-8", None
     sample = _whole_sample(data, DETECT_SAMPLE_BYTES)
+    if _sparse_western(sample):
+        return "cp1252", None
     candidates = []
     for match in from_bytes(sample):
         codec = normalize_label(match.encoding)
@@ -270,7 +404,7 @@ def detect_charset(data: bytes) -> str | None:
         return None
     best, best_match = candidates[0]
     if best in _MULTI_BYTE or best == "cp1252":
-        return best
+        return best, None
     # charset-normalizer often names a sibling Latin code page for short Western text; prefer
     # windows-1252 (the web's usual legacy encoding) when it reads the sample the same way or
     # scored about as well.
@@ -279,8 +413,8 @@ def detect_charset(data: bytes) -> str | None:
         western == str(best_match)
         or any(c == "cp1252" and m.chaos <= best_match.chaos + 0.1 for c, m in candidates)
     ):
-        return "cp1252"
-    return best
+        return "cp1252", None
+    return best, None
 
 
 # Codecs in which a text can hold U+0000 without a zero byte in its bytes: a NUL byte test on
@@ -310,8 +444,27 @@ def _declared(data: bytes, label: str | None, *, from_meta: bool) -> tuple[str, 
             codec = "utf-8"  # WHATWG: a meta found in ASCII-compatible bytes cannot mean UTF-16
         else:
             return None
-    text = _strict(data, codec)
-    return None if text is None else (text, codec)
+    for candidate in (codec, *_SIBLINGS.get(codec, ())):
+        text = _strict(data, candidate)
+        if text is not None:
+            if candidate == "cp932" and (euc := _euc_jp_read_as_shift_jis(data, text)):
+                return euc, "euc_jp"
+            return text, candidate
+    return None
+
+
+_HALF_WIDTH_KANA = re.compile("[\uff61-\uff9f]")
+
+
+def _euc_jp_read_as_shift_jis(data: bytes, text: str) -> str | None:
+    """``data`` decoded as EUC-JP if ``text``, its decoding as Shift_JIS, is EUC-JP read so:
+    half-width katakana (EUC-JP's bytes 0xA1-0xDF, one character each in Shift_JIS) are over
+    a third of its non-ASCII characters, where Japanese text has few, and ``data`` is valid
+    EUC-JP. Else None."""
+    kana = len(_HALF_WIDTH_KANA.findall(text))
+    if not kana or kana * 3 <= len(text) - len(text.encode("ascii", "ignore")):
+        return None
+    return _strict(data, "euc_jp")
 
 
 def _utf8_declared_single_byte(data: bytes, codec: str) -> str | None:
@@ -343,9 +496,12 @@ def decode_text(data: bytes, http_charset: str | None = None) -> DecodedText:
         if utf8 is not None:
             return _finish(utf8, "utf-8", DETECTED, data)
         return _finish(text, codec, source, data)
-    detected = detect_charset(data)
+    detected = _detect(data)
     if detected is not None:
-        return _finish(data.decode(detected, "replace"), detected, DETECTED, data)
+        codec, text = detected
+        if text is None:
+            text = data.decode(codec, "replace")
+        return _finish(text, codec, DETECTED, data)
     return _finish(data.decode("utf-8", "replace"), "utf-8", FALLBACK, data)
 
 

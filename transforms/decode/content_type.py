@@ -85,7 +85,13 @@ _MAGIC_NUMBERS = (
     b"%!PS",
     b"\xd0\xcf\x11\xe0",  # OLE2: doc, xls
 )
-_BINARY_CONTROLS = frozenset(b for b in range(32) if b not in b"\t\n\r\x0c\x1b")
+# Control bytes that text does not hold; ESC, SO and SI are ISO-2022's escapes and shifts.
+_BINARY_CONTROLS = bytes(b for b in range(32) if b not in b"\t\n\r\x0c\x1b\x0e\x0f")
+
+
+def _count_controls(head: bytes) -> int:
+    """How many bytes of ``head`` are controls that text does not hold (counted in C)."""
+    return len(head) - len(head.translate(None, _BINARY_CONTROLS))
 
 
 def parse_content_type(value: str | None) -> tuple[str, str | None]:
@@ -136,7 +142,7 @@ def looks_binary(data: bytes) -> bool:
     head = data[:SNIFF_BYTES]
     if b"\x00" in head:
         return True
-    controls = sum(1 for b in head if b in _BINARY_CONTROLS)
+    controls = _count_controls(head)
     return controls * 20 > len(head)
 
 
@@ -186,7 +192,7 @@ def binary_under_html_label(data: bytes) -> bool:
     if sniff_bom(data) or guess_utf16_32(data):
         return False
     head = data[:SNIFF_BYTES]
-    controls = sum(1 for b in head if b in _BINARY_CONTROLS)
+    controls = _count_controls(head)
     return controls > max(2, len(head) // 20)
 
 

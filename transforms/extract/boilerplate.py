@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
 from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import layout
 from transforms.extract.names import classify_names, is_consent_name
@@ -75,7 +76,8 @@ INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "o
 # above the base text; kept, they would be glued into it ("子こども" for 子ども).
 RUBY_ANNOTATION_TAGS = ("rt", "rp")
 _STRIPPED_TAGS = (*(tag for tag in INVISIBLE_TAGS if tag != "noscript"), *RUBY_ANNOTATION_TAGS)
-_HIDDEN_SELECTOR = (
+# What counts as hidden by attribute, as a CSS selector (``walk.sort_body`` finds these).
+HIDDEN_SELECTOR = (
     '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i]'
 )
 _INVISIBLE = frozenset(INVISIBLE_TAGS)
@@ -96,7 +98,10 @@ class BodyElements(NamedTuple):
 
     stripped: list[LexborNode]  # never visible: removed first
     furniture: list[LexborNode]  # furniture tags, and h1 and noscript (looked at by drop_furniture)
-    containers: list[LexborNode]  # candidates of drop_boilerplate
+    containers: list[LexborNode]  # candidates of drop_boilerplate: forms, headers, and the
+    # other container tags if they have attributes
+    hidden: list[LexborNode]  # hidden by attribute (``HIDDEN_SELECTOR``), any tag
+    article_body: list[LexborNode]  # marked up as the article body (schema.org microdata)
 
     def headline(self) -> LexborNode | None:
         """The page's first ``<h1>`` still in the tree."""
@@ -111,20 +116,32 @@ _LIST_OF = {
     **{create_tag(tag).tag_id: 2 for tag in _CANDIDATE_TAGS},
 }
 _FURNITURE_IDS = frozenset(tag_id for tag_id, index in _LIST_OF.items() if index == 1)
-_H1 = create_tag("h1").tag_id
+_H1, _NOSCRIPT, _HEADER = (create_tag(tag).tag_id for tag in ("h1", "noscript", "header"))
+_GUARDED_FURNITURE_IDS = frozenset(create_tag(tag).tag_id for tag in _GUARDED_FURNITURE)
+_INVISIBLE_IDS = frozenset(create_tag(tag).tag_id for tag in _INVISIBLE)
+
+
+# walk.sort_body's table: a container goes to its list only if it has attributes (drop_boilerplate
+# passes over the others but for forms and headers), which spares a LexborNode for most of them.
+_TABLE = bytearray(max(_LIST_OF) + 1)
+for _tag_id, _index in _LIST_OF.items():
+    _TABLE[_tag_id] = _index + 1
+for _tag in CONTAINER_TAGS:
+    _TABLE[create_tag(_tag).tag_id] |= walk.WITH_ATTRIBUTES
+_TABLE = bytes(_TABLE)
 
 
 def sort_elements(body: LexborNode) -> BodyElements:
-    """The elements of ``body`` (itself included) that the cleaning passes look at."""
-    elements = BodyElements([], [], [])
-    append = [found.append for found in elements]
-    list_of = _LIST_OF.get
-    for node in body.traverse():
-        index = list_of(node.tag_id)
-        if index is not None:
-            append[index](node)
-    return elements
+    """The elements of ``body`` (itself included) that the cleaning passes look at: one
+    compiled walk (``walk.sort_body``)."""
+    (stripped, furniture, containers), hidden, marked = walk.sort_body(body, _TABLE, 3)
+    return BodyElements(stripped, furniture, containers, hidden, marked)
 
+
+# The attributes drop_boilerplate reads (``walk.attribute_values``: "" for one without a value,
+# None for one the element does not have).
+_ATTRIBUTES = ("hidden", "aria-hidden", "style", "role", "class", "id", "itemtype", "itemprop")
+_GUARDED_IDS = frozenset(create_tag(tag).tag_id for tag in GUARDED_TAGS)
 
 # schema.org's comment types (itemtype), and the comment property (itemprop)
 _SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
@@ -158,35 +175,29 @@ def drop_furniture(
         node.decompose()
     found: list[tuple[LexborNode, float]] = []  # (node, share that keeps it)
     noscript_chars = 0
-    for node in elements.furniture:
-        if node.parent is None:  # inside a stripped element (an <svg>, an <object>)
-            continue
-        tag = node.tag
-        if tag == "h1":
+    for node in walk.attached(elements.furniture):  # (others were in a stripped element)
+        tag = node.tag_id
+        if tag == _H1:
             if len(h1s) < 3:
                 h1s.append(node.text())
             continue
-        if tag == "noscript":
+        if tag == _NOSCRIPT:
             if node.css_first(_NOSCRIPT_CONTENT) is not None:
                 noscript_chars += size(node)
         elif not main:
             continue
         # a furniture box: kept if it holds the page
-        found.append((node, 0.9 if tag in _GUARDED_FURNITURE else 0.0))
+        found.append((node, 0.9 if tag in _GUARDED_FURNITURE_IDS else 0.0))
     if main and not keep_hidden:
-        last = None
-        for node in body.css(_HIDDEN_SELECTOR):
-            if node.mem_id == last:
-                continue  # Lexbor lists an element once per selector it matches, one after another
-            last = node.mem_id
-            if node.tag_id not in _FURNITURE_IDS:  # (those are taken by their tag)
+        for node in walk.attached(elements.hidden):  # (others were in a stripped element)
+            if node.tag_id not in _FURNITURE_IDS:  # (furniture is taken by its tag)
                 found.append((node, 0.5))  # hidden: kept if it holds half the page
     if sum(1 for _, guard in found if guard) > MAX_MEASURED:
         raise TooComplex("too many hidden or furniture elements to measure")
     dropped = 0
     if any(guard for _, guard in found):
-        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag in _INVISIBLE}
-        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag in _INVISIBLE)
+        sizes = {n.mem_id: size(n) for n, guard in found if guard or n.tag_id in _INVISIBLE_IDS}
+        visible = size(body) - sum(sizes[n.mem_id] for n, _ in found if n.tag_id in _INVISIBLE_IDS)
         found = [(n, g) for n, g in found if not g or sizes[n.mem_id] < g * visible]
         dropped = sum(sizes[n.mem_id] for n, g in found if g)  # nested ones count twice
     for node, _ in reversed(found):
@@ -225,34 +236,33 @@ def drop_boilerplate(
     # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
     pending: list[tuple[LexborNode, str | None]] = []
     dialogs: set[int] = set()  # the candidates with an ARIA dialog role
-    for node in containers:
-        if node.parent is None:  # dropped with an element around it
-            continue
-        attrs = node.attributes
-        if not attrs:
-            if main and node.tag in GUARDED_TAGS:
+    alive = walk.attached(containers)  # (the others were dropped)
+    for node, values in zip(alive, walk.attribute_values(alive, _ATTRIBUTES), strict=True):
+        if values is None:  # no attributes
+            if main and node.tag_id in _GUARDED_IDS:
                 pending.append((node, None))
             continue
+        hidden, aria_hidden, style, role, class_, id_, itemtype, itemprop = values
         if (
             not relaxed
             and (
-                "hidden" in attrs
-                or attrs.get("aria-hidden") == "true"
-                or ("style" in attrs and _DISPLAY_NONE.search(attrs["style"] or ""))
+                hidden is not None
+                or aria_hidden == "true"
+                or (style is not None and _DISPLAY_NONE.search(style))
             )
             or main
-            and (node.tag in GUARDED_TAGS or attrs.get("role") in BOILERPLATE_ROLES)
+            and (node.tag_id in _GUARDED_IDS or role in BOILERPLATE_ROLES)
         ):
             pending.append((node, None))
-            if main and attrs.get("role") in DIALOG_ROLES:
+            if main and role in DIALOG_ROLES:
                 dialogs.add(node.mem_id)
-        elif main and ("class" in attrs or "id" in attrs or "itemtype" in attrs):
-            name = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-            schema = attrs.get("itemtype") or attrs.get("itemprop")
+        elif main and (class_ is not None or id_ is not None or itemtype is not None):
+            name = f"{class_ or ''} {id_ or ''}"
+            schema = itemtype or itemprop
             if schema and _SCHEMA_COMMENT.search(schema):
                 name += " comment"
             pending.append((node, name))
-    headers = [node for node, name in pending if name is None and node.tag == "header"]
+    headers = [node for node, name in pending if name is None and node.tag_id == _HEADER]
     item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
     if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content
         item_headers = set()
@@ -314,7 +324,7 @@ def drop_boilerplate(
             up is None
             and boilerplate
             and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
-            and not (node.tag in GUARDED_TAGS and holds_prose(node))
+            and not (node.tag_id in _GUARDED_IDS and holds_prose(node))
         ):
             doomed.add(nid)
             root_size -= node_size  # the doomed are disjoint: their sizes add up

@@ -38,10 +38,12 @@ more.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import gc
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,7 +170,13 @@ class Extractor:
 
         The page is bounded before parsing (nesting flattened past ``limits.MAX_NESTING``
         levels, then the character and node caps) and the title and text are repaired with
-        ftfy after, so that this call is exactly what the job runs on a page."""
+        ftfy after, so that this call is exactly what the job runs on a page.
+
+        Python's cyclic garbage collector is paused during the call (``_paused_collector``)."""
+        with _paused_collector():
+            return self._call(html, url, utf8)
+
+    def _call(self, html: bytes | str, url: str | None, utf8: bytes | None) -> Extracted:
         if isinstance(html, bytes | bytearray):
             decoded = decode_text(bytes(html))
             html, utf8 = decoded.text, utf8_form(html, decoded)
@@ -263,6 +271,29 @@ class Extractor:
         return tree.body
 
 
+@contextlib.contextmanager
+def _paused_collector() -> Iterator[None]:
+    """Pause the cyclic garbage collector, if it runs, for the duration of the block.
+
+    A page's extraction holds thousands of short-lived objects at once (a ``LexborNode`` per
+    element it looks at, the lists and tuples around them), nearly all freed by reference
+    counting when it returns. With the collector running, they trigger collections that
+    promote them to the older generations, and every few pages a full collection, which walks
+    every object of the process: in a worker with Beam loaded (130,000 objects), 0.2 s each,
+    a third of the time on a page with 10,000 elements. Paused, the collector has nothing of
+    the page left to look at afterwards but the few cycles the page made, taken at its next
+    young collection. Threads sharing the process are safe: the collector is only resumed by
+    the call that paused it, and never paused when it was off."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def _utf8(text: str) -> bytes | None:
     """``text`` as UTF-8, or None if it holds lone surrogates (which have no UTF-8 form).
 
@@ -303,7 +334,7 @@ def _main_text(
         body, True, relaxed, elements.containers, bodies
     )
     links = LinkStats(body)
-    marked = marked_article_body(body, links)
+    marked = marked_article_body(body, links, elements.article_body)
     headline = elements.headline()
     root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
     lead = None if marked is not None else lead_before(root, links, headline)

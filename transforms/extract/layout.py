@@ -1,11 +1,11 @@
 """Turn a cleaned Lexbor subtree into text that keeps its block structure.
 
-The text stays in C: block boundaries are marked by inserting marker characters as text nodes
-around block elements (found by one walk of the subtree), then a single ``text()`` call gets
-the whole string, whitespace is collapsed by ``split``/``join``, and a few
-whole-string passes turn the markers into line breaks. The markers are Unicode noncharacters
-(U+FDD0..U+FDD4), reserved for a program's internal use, so pages do not carry them; private-use
-characters, which icon fonts put into pages, would be taken for markers.
+The text stays in C: one compiled walk of the subtree (``walk.marked_text``) reads its text
+with marker characters where blocks, lines and cells start and end, then a few passes over
+the whole string (``walk.render``) collapse whitespace and turn the markers into line breaks.
+The markers are Unicode noncharacters (U+FDD0..U+FDD4), reserved for a program's internal
+use, so pages do not carry them; private-use characters, which icon fonts put into pages,
+would be taken for markers.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
@@ -15,9 +15,9 @@ characters, which icon fonts put into pages, would be taken for markers.
 
 from __future__ import annotations
 
-import re
-
 from selectolax.lexbor import LexborNode, create_tag
+
+from transforms.extract import walk
 
 BLANK = "\ufdd0"  # a blank line, inside a block marker
 LINE = "\ufdd1"  # a line break
@@ -35,12 +35,6 @@ BLOCK_TAGS = (
 )
 LINE_TAGS = "li, tr, dt, dd, option"
 CELL_TAGS = "td, th"
-
-# Runs squeezed in one regex pass (a replace() loop makes a pass per halving of the run); a
-# run is two or more: a lone marker would be a match (~130 ns each) replaced by itself.
-_CELL_RUN = re.compile(f"{CELL}{CELL}+")
-_LINE_RUN = re.compile(f"{LINE}{LINE}+")
-_BLANK_RUN = re.compile("\n\n\n+")
 
 
 def _protect_pre(node: LexborNode) -> None:
@@ -81,59 +75,51 @@ _KIND = {create_tag(tag).tag_id: kind for tag, kind in _KIND_BY_TAG.items()}
 _KIND_OR_PRE = {**_KIND, create_tag("pre").tag_id: PRE}
 
 
-def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
-    """Insert the block, line and cell markers into ``root``'s subtree (mutates it).
+_KIND_TABLE = bytearray(max(_KIND) + 1)
+for _tag_id, _kind in _KIND.items():
+    _KIND_TABLE[_tag_id] = {_PARA: 1, _LINE: 2, _CELL: 3, _BR: 4}[_kind]
+_KIND_TABLE = bytes(_KIND_TABLE)
+_PRE = create_tag("pre").tag_id
 
-    One Python walk of the subtree with a dict lookup per element finds every element that
-    starts a block, a line or a cell (it beats the 45-selector CSS group: Lexbor tests every
-    selector on every element), root included, in document order. ``<pre>`` elements are
-    found by the same walk and replaced as they come (before any of their descendants, which
-    come after them, is marked); the markers then put into those detached descendants are
-    out of the tree and out of its text, so there is no second walk. ``has_pre=False``
-    ignores ``<pre>``.
+
+def marked_text(root: LexborNode, has_pre: bool = True) -> str:
+    """The text of ``root``'s subtree with the block, line and cell markers in it.
+
+    The markers of the elements inside ``root`` are written by one compiled walk
+    (``walk.marked_text``) that leaves the subtree as it is: each block element's text
+    between block markers, each line element's between line markers, a cell marker before
+    each cell, a line marker for each ``<br>``, and each ``<pre>`` as its text with its
+    whitespace protected (``_protect_pre``). ``root``'s own markers go around it, into the
+    tree, as text nodes: they part it from what follows if it is later removed and the rest
+    read again. A ``<pre>`` root is replaced by its protected text, and its own text read as
+    it was. ``has_pre=False`` ignores ``<pre>``.
     """
-    kind_of = (_KIND_OR_PRE if has_pre else _KIND).get  # bound once: ~14% off the walk
-    # collected first: the loop below mutates the tree
-    marked = [(node, kind) for node in root.traverse() if (kind := kind_of(node.tag_id))]
-    for node, kind in marked:
-        if kind is _CELL:
-            _insert_before(node, kind)
-        elif kind is _BR:
-            _replace_with(node, _LINE)
-        elif kind is PRE:
-            if node.parent is not None:
-                _protect_pre(node)
-        else:
-            _insert_before(node, kind)
-            _insert_after(node, kind)
+    kind = (_KIND_OR_PRE if has_pre else _KIND).get(root.tag_id)
+    if kind is _CELL:
+        _insert_before(root, kind)
+    elif kind is _BR:
+        _replace_with(root, _LINE)
+    elif kind is PRE:
+        if root.parent is not None:
+            _protect_pre(root)
+    elif kind is not None:
+        _insert_before(root, kind)
+        _insert_after(root, kind)
+    return walk.marked_text(root, _KIND_TABLE, _PRE if has_pre else 0, _PARA, _LINE, _CELL)
 
 
-def render(text: str) -> str:
-    """Collapse whitespace inside blocks and turn the markers into line breaks.
-
-    Only whole-string C-level operations (a few passes, no per-block Python): ``split`` and
-    ``join`` collapse whitespace to single spaces, the spaces next to a line marker go (every
-    block marker starts and ends with one), runs of line markers become one, then every
-    marker becomes a line break, so a run with a block marker in it becomes three or more,
-    and runs of more than two line breaks become a blank line (runs squeezed by regex).
-    """
-    text = " ".join(text.split())
-    if CELL in text:
-        text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
-        # no separator before a row's first or after its last cell
-        text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
-        text = text.strip(CELL).replace(CELL, " | ")
-    text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
-    # Most runs of line markers are pairs (a block's end marker next to the next one's start
-    # marker): one replace() pass halves them without the regex's cost per match (~130 ns).
-    text = _LINE_RUN.sub(LINE, text.replace(LINE + LINE, LINE))
-    text = text.replace(LINE, "\n").replace(BLANK, "\n")
-    text = _BLANK_RUN.sub("\n\n", text).strip()
-    # two replace() passes: str.translate is ~10x slower on non-ASCII text
-    return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
+# Collapse whitespace inside blocks and turn the markers into line breaks: ``split``/``join``
+# collapse whitespace to single spaces, the spaces next to a line marker go (every block marker
+# starts and ends with one), runs of line markers become one, then every marker becomes a line
+# break, so a run with a block marker in it becomes three or more, and runs of more than two
+# line breaks become a blank line. Cell markers lose the spaces around them and their runs,
+# those next to a line marker and at the ends go, and the rest become " | ". These passes run
+# in C (``walk.render``); ``tests/extract/test_walk.py`` holds them to the same passes written
+# as ``str`` operations.
+render = walk.render
 
 
 def layout(root: LexborNode, has_pre: bool = True) -> str:
-    """The text of ``root`` with its block structure (mutates the subtree)."""
-    mark_blocks(root, has_pre)
-    return render(root.text(deep=True))
+    """The text of ``root`` with its block structure (``root``'s own markers are put around
+    it: see ``marked_text``)."""
+    return render(marked_text(root, has_pre))

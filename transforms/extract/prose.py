@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborNode
+import numpy as np
+from selectolax.lexbor import LexborNode, create_tag
+
+from transforms.extract import walk
 
 __all__ = ["PROSE_CHARS", "PROSE_CJK_CHARS", "holds_prose", "is_prose", "text_weight"]
 
 PROSE_CHARS = 200
 PROSE_CJK_CHARS = 60
 # CJK ideographs, kana, Hangul syllables, and the CJK and full-width punctuation between them
-_CJK = re.compile(
-    "[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]"
+CJK_RANGES = (
+    (0x3000, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xAC00, 0xD7AF),
+    (0xFF00, 0xFFEF),
 )
+_CJK = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES) + "]")
+_CJK_WEIGHT = PROSE_CHARS / PROSE_CJK_CHARS - 1  # what a CJK character weighs over one
 # Elements whose own text (without their child elements) can be a paragraph: a <div> or a
 # <td> holding text broken by <br> is as much a paragraph as a <p>.
 _TEXT_HOLDERS = "p, div, td, dd, li, blockquote, pre, section, article, span, font"
@@ -32,7 +42,7 @@ def text_weight(text: str) -> float:
     n = len(text)
     if n < PROSE_CJK_CHARS or text.isascii():
         return n
-    return n + (PROSE_CHARS / PROSE_CJK_CHARS - 1) * len(_CJK.findall(text))
+    return n + _CJK_WEIGHT * len(_CJK.findall(text))
 
 
 def is_prose(text: str) -> bool:
@@ -40,10 +50,19 @@ def is_prose(text: str) -> bool:
     return len(text) >= PROSE_CHARS or text_weight(text) >= PROSE_CHARS
 
 
+_HOLDER_TABLE = bytearray(
+    max(create_tag(tag.strip()).tag_id for tag in _TEXT_HOLDERS.split(",")) + 1
+)
+for _tag in _TEXT_HOLDERS.split(","):
+    _HOLDER_TABLE[create_tag(_tag.strip()).tag_id] = 1
+_HOLDER_TABLE = bytes(_HOLDER_TABLE)
+_CJK_TABLE = np.array(CJK_RANGES, dtype=np.uint32)
+
+
 def holds_prose(node: LexborNode) -> bool:
-    """Whether ``node`` holds a paragraph of prose: an element (itself included) whose own
-    text is prose."""
-    for element in (node, *node.css(_TEXT_HOLDERS)):
-        if is_prose(element.text(deep=False, strip=True)):
-            return True
-    return False
+    """Whether ``node`` holds a paragraph of prose: an element (itself included, else one of
+    ``_TEXT_HOLDERS``) whose own text is prose (``is_prose``), told in one compiled walk
+    (``walk.holds_prose``) without building the texts."""
+    return walk.holds_prose(
+        node, _HOLDER_TABLE, PROSE_CHARS, _CJK_WEIGHT, PROSE_CJK_CHARS, _CJK_TABLE
+    )

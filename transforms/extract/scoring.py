@@ -50,8 +50,9 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from selectolax.lexbor import LexborNode
+from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
 from transforms.extract.names import boilerplate_names
 from transforms.extract.prose import PROSE_CHARS, holds_prose, text_weight
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
@@ -72,11 +73,16 @@ OTHER_ARTICLES = 3  # a box of this many <article>s, without the headline, lists
 NAMED_BODY_SHARE = 0.25
 # the headline's <article>, inside the root, holding this share of the root's prose is the article
 HEADLINE_PROSE_SHARE = 2 / 3
+_A = create_tag("a").tag_id
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
      "tr", "tbody", "thead", "table"}
 )  # fmt: skip
+
+# (by Lexbor's tag id: ``node.tag`` decodes a new string each time)
+_LINK_LIST_IDS = frozenset(create_tag(tag).tag_id for tag in LINK_LIST_TAGS)
+_TEXT_BLOCK_IDS = frozenset(create_tag(tag).tag_id for tag in TEXT_BLOCK_TAGS)
 
 
 class LinkStats(Tree):
@@ -90,21 +96,13 @@ class LinkStats(Tree):
         self.sizes: dict[int, int] = {}
         own_chars: dict[int, float] = {}
         own_count: dict[int, float] = {}
-        for link in body.css("a"):
-            n = size(link)
-            if n:
-                nid = self.add(link)
-                own_chars[nid] = own_chars.get(nid, 0) + n
-                own_count[nid] = own_count.get(nid, 0) + 1
-        # Tree.sum_up's loop, for both sums at once (two sum_up calls cost ~1% of the
-        # extractor). Every element in the tree is a link or holds one: each has a sum.
-        parent_of, chars, count = self.parent_of, own_chars, own_count
-        for nid in reversed(self.order):
-            pid = parent_of[nid]
-            if pid is not None:
-                chars[pid] = chars.get(pid, 0) + chars[nid]
-                count[pid] = count.get(pid, 0) + count[nid]
-        self.link_chars, self.link_count = chars, count
+        # every link with text, its chain of ancestors recorded as Tree.add records it
+        walk.link_tree(
+            body, _A, self.parent_of, self.nodes, self.depth, self.order, own_chars, own_count
+        )
+        # Tree.sum_up's loop, for both sums at once, in C
+        walk.sum_up_links(self.parent_of, self.order, own_chars, own_count)
+        self.link_chars, self.link_count = own_chars, own_count
 
     def size(self, node: LexborNode) -> int:
         """``size(node)``, memoised by ``mem_id``."""
@@ -133,17 +131,20 @@ class LinkStats(Tree):
         return inside
 
 
-def marked_article_body(body: LexborNode, links: LinkStats) -> LexborNode | None:
-    """The one element marked up as the article body (schema.org microdata), if any."""
-    nodes = body.css('[itemprop="articleBody" i]')
+def marked_article_body(
+    body: LexborNode, links: LinkStats, marked: list[LexborNode] | None = None
+) -> LexborNode | None:
+    """The one element marked up as the article body (schema.org microdata), if any.
+    ``marked``: the body's elements so marked (``BodyElements.article_body``), if known."""
+    # (of those marked, the ones still in the tree)
+    nodes = body.css('[itemprop="articleBody" i]') if marked is None else walk.attached(marked)
     if len(nodes) == 1 and links.size(nodes[0]) > 0:
         return nodes[0]
     return None
 
 
-def _own_text_size(node: LexborNode) -> int:
-    """``size`` of the text nodes directly inside ``node`` (not in its child elements)."""
-    return len(node.text(deep=False, strip=True, skip_empty=True))
+# ``size`` of the text nodes directly inside a node (not in its child elements).
+_own_text_size = walk.own_size
 
 
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
@@ -182,7 +183,7 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
         if chosen is None:
             break
         node = chosen
-    while node.tag in TEXT_BLOCK_TAGS and node.parent is not None:
+    while node.tag_id in _TEXT_BLOCK_IDS and node.parent is not None:
         node = node.parent  # one paragraph is too narrow: its container is the content
     return node
 
@@ -461,7 +462,7 @@ def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     for nid, w in sums.items():
         if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
             best, best_depth = tree.nodes[nid], tree.depth[nid]
-    while best.tag in TEXT_BLOCK_TAGS and best.parent is not None:
+    while best.tag_id in _TEXT_BLOCK_IDS and best.parent is not None:
         best = best.parent
     return best
 
@@ -492,7 +493,7 @@ def prune_link_lists(root: LexborNode, links: LinkStats) -> None:
         if count < 2 or nid == root_id or nid not in inside:
             continue
         node = links.nodes[nid]
-        if node.tag not in LINK_LIST_TAGS:
+        if node.tag_id not in _LINK_LIST_IDS:
             continue
         measured += 1
         if measured > MAX_MEASURED:

@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract import walk
+
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(
@@ -134,19 +136,28 @@ def find_title(
     return h1s[0] if h1s else ""
 
 
+# read_head's walk: tag id -> 1 for <title>, 2 for <meta> (see walk.sort_body)
+_HEAD_TABLE = bytearray(max(create_tag("title").tag_id, create_tag("meta").tag_id) + 1)
+_HEAD_TABLE[create_tag("title").tag_id] = 1
+_HEAD_TABLE[create_tag("meta").tag_id] = 2
+_HEAD_TABLE = bytes(_HEAD_TABLE)
+
+
 def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
-    """The ``<title>`` text and the ``<meta>`` values (by lowercase property or name)."""
+    """The first ``<title>``'s text and the ``<meta>`` values (by lowercase property or name,
+    the first of each), read in one compiled walk of the head."""
     title, metas = "", {}
     if head is None:
         return title, metas
-    for node in head.css("title, meta"):
-        if node.tag == "title":
-            title = title or node.text()
+    (titles, found), _, _ = walk.sort_body(head, _HEAD_TABLE, 2)
+    for node in titles:
+        title = title or node.text()
+    for values in walk.attribute_values(found, ("property", "name", "content")):
+        if values is None:
             continue
-        attrs = node.attributes
-        key = attrs.get("property") or attrs.get("name")
+        key = values[0] or values[1]
         if key and key.lower() not in metas:
-            metas[key.lower()] = attrs.get("content") or ""
+            metas[key.lower()] = values[2] or ""
     return title, metas
 
 

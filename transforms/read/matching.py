@@ -1,5 +1,8 @@
-"""Which files the ``--input`` patterns name: Beam's match, with three gaps closed.
+"""Which files the ``--input`` patterns name: Beam's match, with four gaps closed.
 
+- A local folder named as a pattern (``--input crawl``) is the files in it, as ``crawl/``
+  matches them (not those in its subfolders; ``crawl/**`` reads those too): Beam would match
+  the folder itself, which no reader can open.
 - A pattern that matches nothing but names an existing file literally (``in/page[1].warc.gz``,
   whose ``[1]`` Beam reads as a character class) is that file.
 - A dangling symbolic link that a local pattern matches is listed (with size 0), so that its
@@ -22,7 +25,29 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.paths import has_wildcards, is_local
 
-__all__ = ["OncePerFile", "dangling_links", "match_pattern"]
+__all__ = ["OncePerFile", "dangling_links", "folder_contents", "match_pattern"]
+
+
+def folder_contents(pattern: str) -> tuple[list[str], list[str]] | None:
+    """The paths of the entries of the local folder ``pattern`` names literally (a link to a
+    folder included), split into (files, subfolders), sorted; None when it names no folder.
+
+    "Files" are all that is not a folder: FIFOs, sockets and dangling links too, so that the
+    reader reports each rather than the listing dropping it."""
+    if not is_local(pattern) or not os.path.isdir(pattern):
+        return None
+    files, folders = [], []
+    with os.scandir(pattern) as entries:
+        for entry in entries:
+            (folders if entry.is_dir() else files).append(os.path.join(pattern, entry.name))
+    return sorted(files), sorted(folders)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:  # a dangling link: its reader says why it cannot be read
+        return 0
 
 
 def dangling_links(pattern: str) -> list[str]:
@@ -47,6 +72,9 @@ def dangling_links(pattern: str) -> list[str]:
 
 def match_pattern(pattern: str) -> list[FileMetadata]:
     """The files ``pattern`` names, in Beam's glob syntax, else literally (see the module)."""
+    folder = folder_contents(pattern)
+    if folder is not None:
+        return [FileMetadata(path, _size(path)) for path in folder[0]]
     found = list(FileSystems.match([pattern])[0].metadata_list)
     if not found and has_wildcards(pattern) and FileSystems.exists(pattern):
         found = [FileSystems.get_filesystem(pattern).metadata(pattern)]

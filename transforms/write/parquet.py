@@ -6,17 +6,22 @@ one file per bundle, however large. ``WriteParquetShards`` instead:
 - turns rows into Arrow record batches of ``BATCH_ROWS`` and writes a row group each time
   ``row_group_bytes`` of Arrow data are buffered, so a worker holds at most one row group;
 - rotates to a new file once the current one reaches ``max_file_bytes`` on disk;
-- writes every file under a temporary folder next to the output and, once every bundle has
-  finished, renames them to ``part-SSSSS-of-NNNNN.parquet`` and removes the folder, so the
-  output directory never shows a partial or temporary file (a retried bundle's files are
-  simply never renamed).
+- writes every file under a temporary folder next to the output (``.temp-RUN``) and, once
+  every bundle has finished, renames them to ``part-SSSSS-of-NNNNN.parquet``, deletes the files
+  left there (a retried bundle's, never renamed) and removes the emptied folder, so the
+  output directory never shows a partial or temporary file;
+- checks, when given an ``Ownership``, that the output is still its run's before renaming;
+- turns a failed write or rename into ``OutputError``: one line naming the folder and why.
 
-The output PCollection is the final file names, available once they are all in place. With no
+The output PCollection is the final file names, available once they are all in place (as
+``valid_utf8`` shows them: an output folder whose name holds a byte that is not UTF-8 is written
+as named, and its temporary paths travel as bytes, since Beam's str coder refuses them). With no
 rows at all, one empty file carrying the schema is written, so the output can always be read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -30,7 +35,9 @@ from apache_beam.transforms.window import GlobalWindows
 from apache_beam.utils.windowed_value import WindowedValue
 
 from transforms.memory import trim_heap, use_system_arrow_pool
-from transforms.paths import delete_literal
+from transforms.paths import delete_files, remove_empty_folder
+from transforms.records import valid_utf8
+from transforms.write.output import OutputError, OutputLayout, Ownership, temp_files
 
 __all__ = [
     "BATCH_ROWS",
@@ -157,6 +164,19 @@ class ShardWriter:
         self._close_file()
         return self.paths
 
+    def abort(self) -> None:
+        """After a failed write: close the current file now, whatever state it is in. Left open,
+        it would be closed when collected, and an object store's writer would then upload it
+        after the run had deleted its files."""
+        writer, stream, self._writer, self._stream = self._writer, self._stream, None, None
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+            writer.is_open = False  # else its __del__ tries again, and prints why it failed
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                stream.close()
+
 
 def _dictionary_columns(schema: pa.Schema) -> list[str]:
     """Dictionary-encode only the repetitive string columns; text, titles and URLs are unique."""
@@ -185,7 +205,15 @@ def final_names(directory: str, count: int) -> list[str]:
 class _WriteFilesFn(beam.DoFn):
     """Writes each bundle's rows to temporary files; emits their paths when the bundle ends."""
 
-    def __init__(self, temp_dir: str, schema: pa.Schema, row_group_bytes: int, max_file_bytes: int):
+    def __init__(
+        self,
+        directory: str,
+        temp_dir: str,
+        schema: pa.Schema,
+        row_group_bytes: int,
+        max_file_bytes: int,
+    ):
+        self._directory = directory
         self._temp_dir = temp_dir
         self._schema = schema
         self._row_group_bytes = row_group_bytes
@@ -200,37 +228,57 @@ class _WriteFilesFn(beam.DoFn):
         self._writer: ShardWriter | None = None
 
     def process(self, row: dict[str, Any]) -> None:
-        if self._writer is None:
-            _make_dir(self._temp_dir)
-            self._writer = ShardWriter(
-                self._temp_dir,
-                self._schema,
-                row_group_bytes=self._row_group_bytes,
-                max_file_bytes=self._max_file_bytes,
-            )
-        self._writer.write(row)
+        try:
+            if self._writer is None:
+                _make_dir(self._temp_dir)
+                self._writer = ShardWriter(
+                    self._temp_dir,
+                    self._schema,
+                    row_group_bytes=self._row_group_bytes,
+                    max_file_bytes=self._max_file_bytes,
+                )
+            self._writer.write(row)
+        except OSError as e:
+            raise self._failed(e) from None
+
+    def _failed(self, error: OSError) -> OutputError:
+        if self._writer is not None:
+            self._writer.abort()
+        return OutputError.writing(self._directory, error)
 
     def finish_bundle(self) -> Iterator[WindowedValue]:
         if self._writer is None:
             return
-        paths = self._writer.close()
+        try:
+            paths = self._writer.close()
+        except OSError as e:
+            raise self._failed(e) from None
         self._files.inc(len(paths))
         self._row_groups.inc(self._writer.row_groups)
         self._writer = None
         for path in paths:
-            yield GlobalWindows.windowed_value(path)
+            yield GlobalWindows.windowed_value(path.encode("utf-8", "surrogateescape"))
 
 
 class _FinalizeFn(beam.DoFn):
     """Renames the temporary files into place as numbered shards and removes the temp folder."""
 
-    def __init__(self, directory: str, temp_dir: str, schema: pa.Schema):
+    def __init__(
+        self, directory: str, temp_dir: str, schema: pa.Schema, ownership: Ownership | None
+    ):
         self._directory = directory
         self._temp_dir = temp_dir
         self._schema = schema
+        self._ownership = ownership
 
-    def process(self, _unused, temp_paths: list[str]) -> Iterator[str]:
-        temp_paths = sorted(temp_paths)
+    def process(self, _unused, temp_paths: list[bytes]) -> Iterator[str]:
+        try:
+            names = self._finalize(sorted(p.decode("utf-8", "surrogateescape") for p in temp_paths))
+        except OSError as e:
+            raise OutputError.writing(self._directory, e) from None
+        yield from map(valid_utf8, names)
+
+    def _finalize(self, temp_paths: list[str]) -> list[str]:
         if not temp_paths:  # no rows: one empty shard, so that readers find the schema
             _make_dir(self._temp_dir)
             empty = FileSystems.join(self._temp_dir, "empty.parquet")
@@ -238,9 +286,12 @@ class _FinalizeFn(beam.DoFn):
                 pq.write_table(self._schema.empty_table(), f, compression=COMPRESSION)
             temp_paths = [empty]
         names = final_names(self._directory, len(temp_paths))
+        if self._ownership is not None:
+            self._ownership.verify()
         FileSystems.rename(temp_paths, names)
-        delete_literal([self._temp_dir])
-        yield from names
+        delete_files(temp_files(self._temp_dir))  # a retried bundle's, never renamed
+        remove_empty_folder(self._temp_dir)
+        return names
 
 
 class WriteParquetShards(beam.PTransform):
@@ -256,24 +307,34 @@ class WriteParquetShards(beam.PTransform):
         *,
         row_group_bytes: int = DEFAULT_ROW_GROUP_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        run_id: str | None = None,
+        ownership: Ownership | None = None,
     ):
         super().__init__()
         self._directory = directory.rstrip("/")
         self._schema = schema
         self._row_group_bytes = row_group_bytes
         self._max_file_bytes = max_file_bytes
+        self._run_id = run_id or uuid.uuid4().hex
+        self._ownership = ownership
 
     def expand(self, rows):
-        temp_dir = FileSystems.join(self._directory, f".temp-{uuid.uuid4().hex}")
+        temp_dir = OutputLayout.temp_folder(self._directory, self._run_id)
         temp_paths = rows | "WriteFiles" >> beam.ParDo(
-            _WriteFilesFn(temp_dir, self._schema, self._row_group_bytes, self._max_file_bytes)
+            _WriteFilesFn(
+                self._directory,
+                temp_dir,
+                self._schema,
+                self._row_group_bytes,
+                self._max_file_bytes,
+            )
         )
         return (
             rows.pipeline
             | "Once" >> beam.Create([None])
             | "Finalize"
             >> beam.ParDo(
-                _FinalizeFn(self._directory, temp_dir, self._schema),
+                _FinalizeFn(self._directory, temp_dir, self._schema, self._ownership),
                 temp_paths=beam.pvalue.AsList(temp_paths),
             )
         )

@@ -2,7 +2,9 @@
 
 ``Summarize`` folds rows, rejects, skipped records and per-file stats into one dict; the
 ``WriteSummary`` step writes it as ``_SUMMARY.json`` only after the Parquet shards are final, so
-a summary on disk means the run finished. Its top level holds the identity users check:
+a summary on disk means the run finished: it is written under a temporary name and renamed, so
+that a full disk cannot leave half a summary, and not at all when the output was taken over by
+another run (``Ownership``). Its top level holds the identity users check:
 ``documents == rows + rejects``; ``rows_by_language`` splits the rows by their ``language``
 column (most first).
 """
@@ -10,6 +12,7 @@ column (most first).
 from __future__ import annotations
 
 import json
+import uuid
 from collections import Counter
 from typing import Any
 
@@ -17,10 +20,9 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.records import FileStats
+from transforms.write.output import SUMMARY_FILE, OutputError, Ownership
 
 __all__ = ["SUMMARY_FILE", "Summarize", "WriteSummary", "check_summary"]
-
-SUMMARY_FILE = "_SUMMARY.json"
 
 
 def _new_file_entry() -> dict[str, Any]:
@@ -133,30 +135,48 @@ class Summarize(beam.PTransform):
 
 
 class _WriteSummaryFn(beam.DoFn):
-    def __init__(self, path: str):
+    def __init__(self, path: str, run_id: str, ownership: Ownership | None):
         self._path = path
+        self._temp = f"{path}.temp-{run_id}"
+        self._ownership = ownership
 
     def process(self, summary, data_files, reject_files):
         summary = dict(
             summary, output={"data": sorted(data_files), "rejects": sorted(reject_files)}
         )
-        with FileSystems.create(self._path) as f:
-            f.write(json.dumps(summary, indent=2, sort_keys=False).encode("utf-8"))
+        try:
+            with FileSystems.create(self._temp) as f:
+                f.write(json.dumps(summary, indent=2, sort_keys=False).encode("utf-8"))
+            if self._ownership is not None:
+                self._ownership.verify()
+            FileSystems.rename([self._temp], [self._path])
+        except OSError as e:
+            raise OutputError.writing(self._path, e) from None
         yield summary
 
 
 class WriteSummary(beam.PTransform):
     """Write the summary to ``path`` once the Parquet writes it is given have finished."""
 
-    def __init__(self, path: str, data_files, reject_files):
+    def __init__(
+        self,
+        path: str,
+        data_files,
+        reject_files,
+        *,
+        run_id: str | None = None,
+        ownership: Ownership | None = None,
+    ):
         super().__init__()
         self._path = path
         self._data_files = data_files
         self._reject_files = reject_files
+        self._run_id = run_id or uuid.uuid4().hex
+        self._ownership = ownership
 
     def expand(self, summary):
         return summary | "WriteJson" >> beam.ParDo(
-            _WriteSummaryFn(self._path),
+            _WriteSummaryFn(self._path, self._run_id, self._ownership),
             data_files=beam.pvalue.AsList(self._data_files),
             reject_files=beam.pvalue.AsList(self._reject_files),
         )

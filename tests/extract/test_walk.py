@@ -1,0 +1,459 @@
+"""The compiled walk (``transforms.extract.walk``) against selectolax's own Python API.
+
+The module reads Lexbor's structures directly, with layouts it declares itself (see its
+docstring), so every function is compared here with what selectolax's API gives on thousands
+of generated pages: random nesting of the tags the extractor cares about and of others (custom
+elements, SVG), attributes in every case and spelling the walk reads (valueless, upper-case,
+names longer than Lexbor keeps inline), and text with every kind of whitespace Python strips,
+CJK, emoji and entities. A selectolax built with other layouts fails here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from transforms.extract import walk
+from transforms.extract.boilerplate import _LIST_OF, GUARDED_TAGS, HIDDEN_SELECTOR, sort_elements
+from transforms.extract.layout import (
+    _BR,
+    _CELL,
+    _KIND_OR_PRE,
+    _LINE,
+    _PARA,
+    BLANK,
+    CELL,
+    LINE,
+    PRE,
+    PRE_SPACE,
+    PRE_TAB,
+    _insert_after,
+    _insert_before,
+    _protect_pre,
+    _replace_with,
+    layout,
+)
+from transforms.extract.prose import holds_prose, is_prose
+from transforms.extract.scoring import LinkStats
+from transforms.extract.tree import Tree
+
+PAGES = 2000
+
+TAGS = [
+    "div",
+    "p",
+    "span",
+    "a",
+    "b",
+    "i",
+    "em",
+    "strong",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "tbody",
+    "thead",
+    "dl",
+    "dt",
+    "dd",
+    "pre",
+    "code",
+    "br",
+    "h1",
+    "h2",
+    "h3",
+    "section",
+    "article",
+    "aside",
+    "nav",
+    "footer",
+    "header",
+    "main",
+    "form",
+    "label",
+    "button",
+    "select",
+    "option",
+    "input",
+    "textarea",
+    "figure",
+    "figcaption",
+    "blockquote",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "iframe",
+    "object",
+    "rt",
+    "rp",
+    "ruby",
+    "font",
+    "center",
+    "hr",
+    "dialog",
+    "menu",
+    "search",
+    "x-widget",
+    "my-element",
+]
+VOID = {"br", "hr", "input"}
+WORDS = [
+    "alpha", "beta", "Ünïcode", "中文字符", "日本語", "한국어", "emoji😀", "&amp;", "&nbsp;", "&lt;b&gt;",
+    "tab\there", "line\nbreak", "cr\r\nlf", "\xa0nbsp\xa0", "\u3000ideo\u3000", "\u2003em\u2003",
+    "\x1cfs\x1f", "\x85nel", "\u200bzw", "\u2028ls\u2029", "   ", "\n\n", "\t",
+]  # fmt: skip
+ATTRIBUTES = [
+    ("class", ["menu", "article-body", "related posts", "", None]),
+    ("CLASS", ["upper"]),
+    ("id", ["main", "comments", "x" * 20, None]),
+    ("style", ["display:none", "DISPLAY: NONE", "display : none", "color:red", "visibility:hidden",
+               "x;display:none;y", None]),
+    ("hidden", [None, "", "hidden"]),
+    ("aria-hidden", ["true", "TRUE", "false", None]),
+    ("role", ["navigation", "dialog", "main", None]),
+    ("itemprop", ["articleBody", "ARTICLEBODY", "articlebody x", "comment", None]),
+    ("itemtype", ["https://schema.org/Comment", None]),
+    ("href", ["/a", "#top", None]),
+    ("data-a-very-long-attribute-name", ["x", None]),
+    ("start", ["3"]),
+]  # fmt: skip
+
+
+def _attributes(rng: random.Random) -> str:
+    parts = []
+    for name, values in rng.sample(ATTRIBUTES, rng.randint(0, 3)):
+        value = rng.choice(values)
+        parts.append(name if value is None else f'{name}="{value}"')
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def _content(rng: random.Random, depth: int) -> str:
+    out = []
+    for _ in range(rng.randint(1, 5)):
+        if depth < 6 and rng.random() < 0.6:
+            tag = rng.choice(TAGS)
+            attrs = _attributes(rng)
+            if tag in VOID:
+                out.append(f"<{tag}{attrs}>")
+            else:
+                closing = f"</{tag}>" if rng.random() < 0.9 else ""
+                out.append(f"<{tag}{attrs}>{_content(rng, depth + 1)}{closing}")
+        elif rng.random() < 0.1:
+            out.append("<!-- a comment -->")
+        else:
+            out.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))))
+    return "".join(out)
+
+
+def generated_pages(count: int = PAGES, seed: int = 22) -> list[str]:
+    rng = random.Random(seed)
+    return [f"<html><body{_attributes(rng)}>{_content(rng, 0)}</body></html>" for _ in range(count)]
+
+
+@pytest.fixture(scope="module")
+def pages() -> list[str]:
+    return generated_pages()
+
+
+def _nodes(body: LexborNode) -> list[LexborNode]:
+    return list(body.traverse(include_text=True))
+
+
+def test_size_and_own_size_count_what_text_strip_gives(pages):
+    compared = 0
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        for node in _nodes(body):
+            assert walk.size(node) == len(node.text(strip=True, skip_empty=True)), page
+            assert walk.own_size(node) == len(node.text(deep=False, strip=True)), page
+            compared += 1
+    assert compared > 50_000
+
+
+def test_sort_body_finds_the_tags_the_hidden_and_the_marked_as_css_does(pages):
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        elements = sort_elements(body)
+        for index, found in enumerate(elements[:3]):
+            wanted = [n for n in body.traverse() if _LIST_OF.get(n.tag_id) == index]
+            if index == 2:  # containers: forms, headers, and the others with attributes
+                wanted = [n for n in wanted if n.attributes or n.tag in GUARDED_TAGS]
+            assert [n.mem_id for n in found] == [n.mem_id for n in wanted], page
+        hidden, marked = elements.hidden, elements.article_body
+        by_css = [n.mem_id for n in body.css(HIDDEN_SELECTOR)]
+        by_css = [m for i, m in enumerate(by_css) if i == 0 or by_css[i - 1] != m]  # once each
+        assert [n.mem_id for n in hidden] == by_css, page
+        assert [n.mem_id for n in marked] == [
+            n.mem_id for n in body.css('[itemprop="articleBody" i]')
+        ], page
+
+
+def test_sort_elements_gives_nodes_selectolax_can_use():
+    body = LexborHTMLParser("<body><div id=a><script>x</script><nav>n</nav></div></body>").body
+    elements = sort_elements(body)
+    (div,) = elements.containers
+    assert div.attributes == {"id": "a"} and div.parent.tag == "body"
+    elements.stripped[0].decompose()
+    assert div.html == '<div id="a"><nav>n</nav></div>'
+
+
+def test_attribute_values_are_those_of_attributes(pages):
+    names = ("class", "id", "style", "hidden", "aria-hidden", "role", "itemprop", "href",
+             "data-a-very-long-attribute-name", "absent")  # fmt: skip
+    for page in pages[:500]:
+        nodes = list(LexborHTMLParser(page).body.traverse(include_text=True))
+        for node, values in zip(nodes, walk.attribute_values(nodes, names), strict=True):
+            attrs = node.attributes
+            if not attrs:
+                assert values is None, page
+                continue
+            wanted = tuple(None if name not in attrs else (attrs[name] or "") for name in names)
+            assert values == wanted, page
+
+
+def _add_by_parents(tree: Tree, node: LexborNode) -> int:
+    """``Tree.add`` as it was written in Python, following ``node.parent``."""
+    first = nid = node.mem_id
+    chain = []
+    while nid not in tree.parent_of:
+        tree.nodes[nid] = node
+        up = node.parent
+        pid = up.mem_id if up is not None else None
+        tree.parent_of[nid] = pid
+        chain.append(nid)
+        if up is None:
+            nid = None
+            break
+        node, nid = up, pid
+    if chain:
+        d = tree.depth[nid] if nid is not None else -1
+        for c in reversed(chain):
+            d += 1
+            tree.depth[c] = d
+        tree.order.extend(reversed(chain))
+    return first
+
+
+def _link_stats_by_css(body: LexborNode) -> Tree:
+    """What LinkStats recorded before the walk did it: ``css("a")`` and ``Tree.add``."""
+    tree = Tree(body)
+    tree.own_chars, tree.own_count = {}, {}
+    for link in body.css("a"):
+        n = len(link.text(strip=True))
+        if n:
+            nid = _add_by_parents(tree, link)
+            tree.own_chars[nid] = tree.own_chars.get(nid, 0) + n
+            tree.own_count[nid] = tree.own_count.get(nid, 0) + 1
+    return tree
+
+
+def test_link_tree_records_what_css_and_tree_add_recorded(pages):
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        wanted = _link_stats_by_css(body)
+        got = Tree(body)
+        own_chars, own_count = {}, {}
+        a = LexborHTMLParser("<a></a>").css_first("a").tag_id
+        walk.link_tree(body, a, got.parent_of, got.nodes, got.depth, got.order, own_chars,
+                       own_count)  # fmt: skip
+        assert got.parent_of == wanted.parent_of and got.depth == wanted.depth, page
+        assert got.order == wanted.order, page
+        assert {k: n.mem_id for k, n in got.nodes.items()} == {
+            k: n.mem_id for k, n in wanted.nodes.items()
+        }
+        assert list(own_chars.items()) == list(wanted.own_chars.items()), page
+        assert list(own_count.items()) == list(wanted.own_count.items()), page
+        stats = LinkStats(body)
+        assert stats.link_chars.keys() >= own_chars.keys()
+
+
+def _marked_by_insertion(root: LexborNode) -> str:
+    """The text of ``root`` marked as ``layout`` did it before the walk: a marker text node
+    inserted into the tree around each element that starts a block, a line or a cell."""
+    marked = [(n, k) for n in root.traverse() if (k := _KIND_OR_PRE.get(n.tag_id))]
+    for node, kind in marked:
+        if kind is _CELL:
+            _insert_before(node, kind)
+        elif kind is _BR:
+            _replace_with(node, _LINE)
+        elif kind is PRE:
+            if node.parent is not None:
+                _protect_pre(node)
+        else:
+            _insert_before(node, kind)
+            _insert_after(node, kind)
+    return root.text(deep=True)
+
+
+def test_layout_reads_as_the_markers_inserted_into_the_tree_read(pages):
+    for page in pages:
+        for pick in (0, 1, 2):
+            old, new = LexborHTMLParser(page), LexborHTMLParser(page)
+            roots = [list(tree.body.traverse()) for tree in (old, new)]
+            index = 0 if pick == 0 else (len(roots[0]) * pick) // 3
+            old_root, new_root = roots[0][index], roots[1][index]
+            wanted = _render_by_string_passes(_marked_by_insertion(old_root))
+            assert layout(new_root) == wanted, (page, index)
+
+
+def test_markers_of_the_root_go_around_it_in_the_tree():
+    tree = LexborHTMLParser("<body><div><p>one</p><p>two</p></div></body>")
+    first = tree.css_first("p")
+    assert layout(first) == "one"
+    first.decompose()
+    assert tree.body.text() == f"{_PARA.decode()}{_PARA.decode()}two"
+
+
+# The layout's rendering as str operations: what walk.render must give.
+_CELL_RUN = re.compile(f"{CELL}{CELL}+")
+_LINE_RUN = re.compile(f"{LINE}{LINE}+")
+_BLANK_RUN = re.compile("\n\n\n+")
+
+
+def _render_by_string_passes(text: str) -> str:
+    text = " ".join(text.split())
+    if CELL in text:
+        text = _CELL_RUN.sub(CELL, text.replace(" " + CELL, CELL).replace(CELL + " ", CELL))
+        text = text.replace(LINE + CELL, LINE).replace(CELL + LINE, LINE)
+        text = text.strip(CELL).replace(CELL, " | ")
+    text = text.replace(" " + LINE, LINE).replace(LINE + " ", LINE)
+    text = _LINE_RUN.sub(LINE, text.replace(LINE + LINE, LINE))
+    text = text.replace(LINE, "\n").replace(BLANK, "\n")
+    text = _BLANK_RUN.sub("\n\n", text).strip()
+    return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
+
+
+def test_render_is_the_string_passes():
+    alphabet = ["a", "b", " ", "\t", "\n", "\r", "\xa0", "\u3000", "\x1c", "|", "é", "中", "😀",
+                BLANK, LINE, CELL, PRE_SPACE, PRE_TAB, LINE + BLANK + LINE]  # fmt: skip
+    rng = random.Random(21)
+    for _ in range(30_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert walk.render(text) == _render_by_string_passes(text), repr(text)
+
+
+def test_render_of_corpus_like_pages(pages):
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        text = _marked_by_insertion(body)
+        assert walk.render(text) == _render_by_string_passes(text)
+
+
+def _holds_prose_by_text(node: LexborNode) -> bool:
+    """``prose.holds_prose`` before the walk: the own text of each holder, built and weighed."""
+    holders = "p, div, td, dd, li, blockquote, pre, section, article, span, font"
+    return any(is_prose(e.text(deep=False, strip=True)) for e in (node, *node.css(holders)))
+
+
+def _prose_pages(count: int, seed: int = 60) -> list[str]:
+    """Pages whose blocks hold 0-300 characters of Latin, CJK and every kind of whitespace
+    (U+3000 is both CJK and whitespace), around the thresholds of a paragraph of prose."""
+    pieces = [
+        "a",
+        "word ",
+        "中",
+        "文字",
+        "한",
+        "\u3000",
+        "\xa0",
+        " ",
+        "\n",
+        "é",
+        "😀",
+        "ｶ",
+        "&nbsp;",
+    ]
+    rng = random.Random(seed)
+    pages = []
+    for _ in range(count):
+        blocks = []
+        for _ in range(rng.randint(1, 6)):
+            tag = rng.choice(["p", "div", "span", "td", "b", "section", "x-box"])
+            size = rng.choice([10, 50, 59, 60, 61, 70, 85, 86, 90, 199, 200, 201, 300])
+            text = "".join(rng.choice(pieces) for _ in range(size))
+            inner = f"<i>{text[: size // 3]}</i>" if rng.random() < 0.3 else ""
+            blocks.append(f"<{tag}>{text}{inner}{text[size // 2 :]}</{tag}>")
+        pages.append(f"<body><div>{''.join(blocks)}</div></body>")
+    return pages
+
+
+def test_holds_prose_weighs_the_own_text_as_is_prose_does():
+    checked = 0
+    for page in _prose_pages(1500):
+        for node in LexborHTMLParser(page).body.traverse():
+            assert holds_prose(node) == _holds_prose_by_text(node), page
+            checked += 1
+    assert checked > 5000
+
+
+def test_the_tags_of_the_id_tables_have_the_same_id_in_every_document():
+    """The tables are keyed by Lexbor's tag id: right only for the names Lexbor numbers
+    statically (a name it does not know gets an id of its own in each document)."""
+    from transforms.extract import boilerplate, layout, markdown, prose, scoring, title
+
+    tables = [boilerplate._LIST_OF, layout._KIND_OR_PRE, scoring._LINK_LIST_IDS,
+              scoring._TEXT_BLOCK_IDS, markdown._BLOCKS, boilerplate._INVISIBLE_IDS]  # fmt: skip
+    ids = {tag_id for table in tables for tag_id in table}
+    ids |= {i for i, on in enumerate(prose._HOLDER_TABLE) if on}
+    ids |= {i for i, on in enumerate(title._HEAD_TABLE) if on}
+    fresh = LexborHTMLParser("<p></p>").css_first("p")
+    for tag_id in ids:
+        assert tag_id < 0x10000  # static ids are small; others are addresses
+    assert fresh.tag_id in ids
+
+
+def test_tree_add_records_the_chains_the_parents_give(pages):
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        nodes = list(body.traverse())
+        by_parents, by_walk = Tree(body), Tree(body)
+        for node in random.Random(page).sample(nodes, min(len(nodes), 12)):
+            assert by_walk.add(node) == _add_by_parents(by_parents, node)
+        assert by_walk.parent_of == by_parents.parent_of and by_walk.order == by_parents.order
+        assert by_walk.depth == by_parents.depth
+        assert {k: n.mem_id for k, n in by_walk.nodes.items()} == {
+            k: n.mem_id for k, n in by_parents.nodes.items()
+        }
+    # an element outside the tree's root: its chain runs up to the document
+    tree = LexborHTMLParser("<html><head><title>t</title></head><body></body></html>")
+    outside = Tree(tree.body)
+    reference = Tree(tree.body)
+    assert outside.add(tree.head) == _add_by_parents(reference, tree.head)
+    assert outside.parent_of == reference.parent_of and outside.depth == reference.depth
+
+
+def test_attached_are_the_nodes_with_a_parent_after_removals(pages):
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        nodes = list(body.traverse(include_text=True))
+        for node in random.Random(page).sample(nodes, min(len(nodes), 3)):
+            if node.mem_id != body.mem_id and node.parent is not None:
+                node.decompose()
+        wanted = [n.mem_id for n in nodes if n.parent is not None]
+        assert [n.mem_id for n in walk.attached(nodes)] == wanted
+
+
+def test_sum_up_links_adds_each_element_to_its_parent_children_first(pages):
+    a = LexborHTMLParser("<a></a>").css_first("a").tag_id
+    for page in pages[:500]:
+        tree, chars, count = Tree(LexborHTMLParser(page).body), {}, {}
+        walk.link_tree(tree.nodes[tree.body_id], a, tree.parent_of, tree.nodes, tree.depth,
+                       tree.order, chars, count)  # fmt: skip
+        wanted_chars, wanted_count = dict(chars), dict(count)
+        for nid in reversed(tree.order):
+            pid = tree.parent_of[nid]
+            if pid is not None:
+                wanted_chars[pid] = wanted_chars.get(pid, 0) + wanted_chars[nid]
+                wanted_count[pid] = wanted_count.get(pid, 0) + wanted_count[nid]
+        walk.sum_up_links(tree.parent_of, tree.order, chars, count)
+        assert list(chars.items()) == list(wanted_chars.items())
+        assert list(count.items()) == list(wanted_count.items())

@@ -1,0 +1,901 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled walks over selectolax's Lexbor nodes: the per-node work the extractor repeats.
+
+Visiting a node costs about the same in C as in selectolax's own loops (40-100 ns: the nodes
+are scattered in memory); what a Python loop adds is a ``LexborNode`` object, a ``text()``
+string or an ``attributes`` dict per node, and that is what these functions save. They read
+Lexbor's node structures directly and never change the tree:
+
+- ``size`` / ``own_size``: text lengths as ``len(node.text(strip=True, skip_empty=True))``
+  (and ``deep=False``) give them, counted on the UTF-8 bytes without building the text;
+- ``sort_body``: one walk of a body that sorts its elements into lists by tag id (a table
+  from the caller), and finds the hidden elements and the schema.org article-body markers on
+  the way (the two CSS queries they replace tested every selector on every element);
+- ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
+  elements, without a dict per element;
+- ``tree_add``, ``link_tree``, ``sum_up_links``: ``tree.Tree``'s parent chains, and the link
+  text and link count of every element for ``scoring.LinkStats``;
+- ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
+  start and end read without inserting them into the tree, then the passes that turn them
+  into line breaks (``layout``);
+- ``holds_prose``: whether a subtree has an element whose own text is a paragraph of prose
+  (``prose``), weighed on the bytes.
+
+The facts a rule needs per element (tag id, text length, link text, attributes, hidden-ness)
+are each one call here, on any node: a new rule builds on these rather than on ``text()`` or
+``attributes`` in a Python loop. Tables are indexed by Lexbor's tag ids, which are static for
+the tag names Lexbor knows (``tests/extract/test_walk.py`` checks every table's).
+
+How it reads the nodes without Lexbor's headers: selectolax 1.0.2 (pinned in ``setup.py``)
+builds Lexbor 3.1 into its own extension and exports none of it, so this module declares the
+few structure layouts it reads itself (below), and reaches a ``LexborNode``'s pointer through
+the extension type's object layout. Both are checked by ``tests/extract/test_walk.py``, which
+holds every function here to selectolax's Python API on thousands of generated pages: a
+selectolax with other layouts fails those tests, not a corpus.
+
+Attribute names: Lexbor numbers the names it knows (``class``, ``id``, ``style``, ...) with
+small static ids and points other names to a hash entry holding the name. The static ids of the
+names asked for are learned at import, by parsing an element that carries them.
+"""
+
+from libc.stdint cimport uint32_t, uintptr_t
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from libc.string cimport memcmp, memcpy
+
+from selectolax.lexbor import LexborHTMLParser
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
+
+cdef extern from *:
+    """
+    /* The parts of Lexbor 3.1's DOM structures this module reads (lexbor/dom/interfaces/
+       node.h, element.h, attr.h, character_data.h; lexbor/core/str.h, hash.h), and the object
+       layout of selectolax 1.0.2's LexborNode. */
+    typedef struct walk_node walk_node;
+    struct walk_node {
+        void *events;
+        uintptr_t local_name;
+        uintptr_t prefix;
+        uintptr_t ns;
+        void *owner_document;
+        walk_node *next;
+        walk_node *prev;
+        walk_node *parent;
+        walk_node *first_child;
+        walk_node *last_child;
+        void *user;
+        int type;
+    };
+    typedef struct {
+        unsigned char *data;
+        size_t length;
+    } walk_str;
+    typedef struct {
+        walk_node node;
+        walk_str data;
+    } walk_text;
+    typedef struct walk_attr walk_attr;
+    struct walk_attr {
+        walk_node node;
+        uintptr_t upper_name;
+        uintptr_t qualified_name;
+        walk_str *value;
+        void *owner;
+        walk_attr *next;
+        walk_attr *prev;
+    };
+    typedef struct {
+        walk_node node;
+        uintptr_t upper_name;
+        uintptr_t qualified_name;
+        walk_str *is_value;
+        walk_attr *first_attr;
+        walk_attr *last_attr;
+    } walk_element;
+    typedef struct {
+        union {
+            unsigned char *long_str;
+            unsigned char short_str[16 + 1];
+        } u;
+        size_t length;
+    } walk_name_entry;
+    typedef struct {
+        PyObject_HEAD
+        void *vtab;
+        walk_node *node;
+        PyObject *parser;
+        int is_fragment_root;
+        int is_template_content;
+    } walk_node_object;
+    """
+    ctypedef struct walk_node:
+        uintptr_t local_name
+        walk_node *next
+        walk_node *prev
+        walk_node *parent
+        walk_node *first_child
+        walk_node *last_child
+        int type
+    ctypedef struct walk_str:
+        unsigned char *data
+        size_t length
+    ctypedef struct walk_text:
+        walk_str data
+    ctypedef struct walk_attr:
+        walk_node node
+        uintptr_t qualified_name
+        walk_str *value
+        walk_attr *next
+    ctypedef struct walk_element:
+        walk_attr *first_attr
+    ctypedef union walk_name_union:
+        unsigned char *long_str
+        unsigned char short_str[17]
+    ctypedef struct walk_name_entry:
+        walk_name_union u
+        size_t length
+
+cdef extern from *:
+    ctypedef class selectolax.lexbor.LexborNode [object walk_node_object]:
+        cdef walk_node *node
+        cdef object parser
+        cdef int is_fragment_root
+        cdef int is_template_content
+
+DEF ELEMENT = 1  # Lexbor's node types
+DEF SHORT_NAME = 16  # names up to this long are stored inside the hash entry
+DEF STATIC_IDS = 65536  # static attribute ids are small; other ids are addresses
+cdef uintptr_t TEXT = 2  # Lexbor's tag id of a text node
+
+
+# --- text lengths ---------------------------------------------------------------------------
+
+
+cdef inline uint32_t _code_point(const unsigned char *s, size_t i, size_t n) noexcept:
+    """The code point of the (valid) UTF-8 sequence starting at ``s[i]``."""
+    cdef unsigned char b = s[i]
+    if b < 0x80:
+        return b
+    if b < 0xE0 and i + 1 < n:
+        return ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
+    if b < 0xF0 and i + 2 < n:
+        return ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
+    if i + 3 < n:
+        return ((b & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (
+            s[i + 3] & 0x3F)
+    return 0xFFFD
+
+
+cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) noexcept:
+    """The bounds ``[first, last)`` of the UTF-8 ``s`` once ``str.strip()`` took the
+    whitespace off its ends (Unicode whitespace, as Python's ``str.isspace`` has it)."""
+    cdef size_t start = 0, end = n, back
+    while start < end:
+        if s[start] < 0x80:
+            if not Py_UNICODE_ISSPACE(s[start]):
+                break
+            start += 1
+        elif Py_UNICODE_ISSPACE(_code_point(s, start, n)):
+            start += 2 if s[start] < 0xE0 else (3 if s[start] < 0xF0 else 4)
+        else:
+            break
+    while end > start:
+        if s[end - 1] < 0x80:
+            if not Py_UNICODE_ISSPACE(s[end - 1]):
+                break
+            end -= 1
+        else:
+            back = end - 1
+            while back > start and (s[back] & 0xC0) == 0x80:
+                back -= 1
+            if not Py_UNICODE_ISSPACE(_code_point(s, back, n)):
+                break
+            end = back
+    first[0], last[0] = start, end
+
+
+cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
+    """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
+    off its ends."""
+    cdef size_t start, end
+    cdef Py_ssize_t count = 0
+    _strip(s, n, &start, &end)
+    while start < end:
+        if (s[start] & 0xC0) != 0x80:
+            count += 1
+        start += 1
+    return count
+
+
+cdef inline Py_ssize_t _text_length(walk_node *node) noexcept:
+    cdef walk_text *text = <walk_text *> node
+    if text.data.data == NULL:
+        return 0
+    return _stripped_length(text.data.data, text.data.length)
+
+
+cdef inline walk_node *_next_in(walk_node *node, walk_node *top) noexcept:
+    """The node after ``node`` in document order within ``top``'s subtree, or NULL."""
+    if node.first_child != NULL:
+        return node.first_child
+    while node != top and node.next == NULL:
+        node = node.parent
+    if node == top:
+        return NULL
+    return node.next
+
+
+cdef inline walk_node *_skip(walk_node *node, walk_node *top) noexcept:
+    """The node after ``node``'s subtree in document order within ``top``'s, or NULL."""
+    while node != top and node.next == NULL:
+        node = node.parent
+    if node == top:
+        return NULL
+    return node.next
+
+
+cdef Py_ssize_t _size(walk_node *top) noexcept:
+    cdef Py_ssize_t total = 0
+    cdef walk_node *node = top.first_child
+    if top.local_name == TEXT:
+        total += _text_length(top)
+    while node != NULL:
+        if node.local_name == TEXT:
+            total += _text_length(node)
+        node = _next_in(node, top)
+    return total
+
+
+def size(LexborNode node) -> int:
+    """``len(node.text(strip=True, skip_empty=True))``: the length of the text of ``node``'s
+    subtree, each text node stripped of the whitespace at its ends."""
+    return _size(node.node)
+
+
+def own_size(LexborNode node) -> int:
+    """``len(node.text(deep=False, strip=True, skip_empty=True))``: the same for the text
+    nodes directly inside ``node``."""
+    cdef walk_node *child = node.node.first_child
+    cdef Py_ssize_t total = 0
+    if node.node.local_name == TEXT:
+        total += _text_length(node.node)
+    while child != NULL:
+        if child.local_name == TEXT:
+            total += _text_length(child)
+        child = child.next
+    return total
+
+
+def attached(list nodes) -> list:
+    """The nodes of ``nodes`` that have a parent: ``[n for n in nodes if n.parent is not
+    None]`` (removing a subtree unlinks every node of it), without a parent node object each."""
+    cdef LexborNode node
+    return [node for node in nodes if node.node.parent != NULL]
+
+
+# --- attributes -----------------------------------------------------------------------------
+
+# The attribute names this module can be asked about, by index: each one's static id (0 when
+# Lexbor has none for it) and its bytes.
+cdef list _NAMES = []  # (keeps the bytes that _name_text points into)
+cdef uintptr_t _static_ids[64]
+cdef const char *_name_text[64]
+cdef size_t _name_length[64]
+cdef dict _INDEX = {}
+
+
+cdef int _name_index(str name) except -1:
+    """The index of attribute ``name`` (lower case), learning its static id on first use."""
+    cdef LexborNode element
+    cdef walk_attr *attr
+    index = _INDEX.get(name)
+    if index is not None:
+        return index
+    if len(_NAMES) >= 64:
+        raise ValueError("too many attribute names")
+    element = LexborHTMLParser(f"<p {name}>").css_first("p")
+    attr = (<walk_element *> element.node).first_attr
+    ident = attr.qualified_name or attr.node.local_name
+    index = len(_NAMES)
+    encoded = name.encode()
+    _NAMES.append(encoded)
+    _static_ids[index] = ident if ident < STATIC_IDS else 0
+    _name_text[index] = <const char *> (<bytes> encoded)
+    _name_length[index] = len(encoded)
+    _INDEX[name] = index
+    return index
+
+
+cdef inline bint _is_named(walk_attr *attr, int index) noexcept:
+    """Whether ``attr``'s name (as ``attributes`` gives it) is name ``index``."""
+    cdef uintptr_t ident = attr.qualified_name or attr.node.local_name
+    cdef walk_name_entry *entry
+    cdef const unsigned char *text
+    if ident < STATIC_IDS:
+        return ident == _static_ids[index]
+    entry = <walk_name_entry *> ident
+    if entry.length != _name_length[index]:
+        return False
+    if entry.length <= SHORT_NAME:
+        text = &entry.u.short_str[0]
+    else:
+        text = entry.u.long_str
+    return memcmp(text, _name_text[index], entry.length) == 0
+
+
+cdef inline walk_attr *_find(walk_node *node, int index) noexcept:
+    cdef walk_attr *attr
+    if node.type != ELEMENT:
+        return NULL
+    attr = (<walk_element *> node).first_attr
+    while attr != NULL:
+        if _is_named(attr, index):
+            return attr
+        attr = attr.next
+    return NULL
+
+
+cdef inline object _value(walk_attr *attr):
+    """The attribute's value as ``attributes`` gives it: None when it has none."""
+    if attr.value == NULL or attr.value.data == NULL or attr.value.length == 0:
+        return None
+    return PyUnicode_DecodeUTF8(<const char *> attr.value.data, attr.value.length, "replace")
+
+
+def attribute_values(list nodes, tuple names) -> list:
+    """For each element of ``nodes``, None when it has no attributes, else a tuple of the
+    values of attributes ``names`` (lower case): ``""`` for one without a value, None for one
+    it does not have (``node.attributes.get(name)`` but for the empty value)."""
+    cdef int count = len(names), i
+    cdef int indexes[64]
+    cdef LexborNode node
+    cdef walk_attr *attr
+    cdef list out = []
+    if count > 64:
+        raise ValueError("too many attribute names")
+    for i in range(count):
+        indexes[i] = _name_index(names[i])
+    for node in nodes:
+        if node.node.type != ELEMENT or (<walk_element *> node.node).first_attr == NULL:
+            out.append(None)
+            continue
+        values = []
+        for i in range(count):
+            attr = _find(node.node, indexes[i])
+            if attr == NULL:
+                values.append(None)
+            else:
+                value = _value(attr)
+                values.append("" if value is None else value)
+        out.append(tuple(values))
+    return out
+
+
+cdef bint _has_ascii_nocase(
+    const unsigned char *s, size_t n, const char *needle, size_t m
+) noexcept:
+    """Whether ``needle`` (lower-case ASCII) occurs in ``s``, ASCII case ignored."""
+    cdef size_t i, j
+    cdef unsigned char c
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        for j in range(m):
+            c = s[i + j]
+            if 0x41 <= c <= 0x5A:
+                c += 0x20
+            if c != <unsigned char> needle[j]:
+                break
+        else:
+            return True
+    return False
+
+
+cdef bint _equals_ascii_nocase(walk_str *value, const char *text, size_t m) noexcept:
+    cdef size_t j
+    cdef unsigned char c
+    if value == NULL or value.data == NULL or value.length != m:
+        return False
+    for j in range(m):
+        c = value.data[j]
+        if 0x41 <= c <= 0x5A:
+            c += 0x20
+        if c != <unsigned char> text[j]:
+            return False
+    return True
+
+
+cdef bint _equals(walk_str *value, const char *text, size_t m) noexcept:
+    if value == NULL or value.data == NULL or value.length != m:
+        return False
+    return memcmp(value.data, text, m) == 0
+
+
+cdef int _HIDDEN = _name_index("hidden")
+cdef int _ARIA_HIDDEN = _name_index("aria-hidden")
+cdef int _STYLE = _name_index("style")
+cdef int _ITEMPROP = _name_index("itemprop")
+
+
+cdef bint _hidden(walk_node *node) noexcept:
+    """The CSS selector ``[hidden], [aria-hidden="true"], [style*="display:none" i],
+    [style*="display: none" i]``."""
+    cdef walk_attr *attr = (<walk_element *> node).first_attr
+    while attr != NULL:
+        if _is_named(attr, _HIDDEN):
+            return True
+        if _is_named(attr, _ARIA_HIDDEN) and _equals(attr.value, "true", 4):
+            return True
+        if _is_named(attr, _STYLE) and attr.value != NULL and attr.value.data != NULL and (
+            _has_ascii_nocase(attr.value.data, attr.value.length, "display:none", 12)
+            or _has_ascii_nocase(attr.value.data, attr.value.length, "display: none", 13)
+        ):
+            return True
+        attr = attr.next
+    return False
+
+
+cdef inline LexborNode _wrap(walk_node *node, object parser):
+    cdef LexborNode wrapped = LexborNode.__new__(LexborNode)
+    wrapped.node = node
+    wrapped.parser = parser
+    return wrapped
+
+
+WITH_ATTRIBUTES = 0x80  # in sort_body's table: the element is listed only if it has attributes
+cdef unsigned char _WITH_ATTRIBUTES = WITH_ATTRIBUTES
+
+
+def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple:
+    """One walk of ``root``'s subtree (itself included), in document order:
+
+    - ``lists`` lists of elements: one whose tag id ``t`` has ``table[t] = k > 0`` goes to
+      list ``k - 1``; with ``WITH_ATTRIBUTES`` added to ``k``, only if it has attributes;
+    - the elements ``root.css(HIDDEN)`` would find (``[hidden]``, ``[aria-hidden="true"]``,
+      a ``style`` with ``display:none`` or ``display: none``, ASCII case ignored), each once;
+    - those ``root.css('[itemprop="articleBody" i]')`` would find.
+    """
+    cdef list found = [[] for _ in range(lists)]
+    cdef list hidden = []
+    cdef list marked = []
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef walk_attr *attr
+    cdef uintptr_t tag
+    cdef size_t limit = table.shape[0]
+    cdef unsigned char entry
+    cdef bint attributes
+    cdef object parser = root.parser
+    while node != NULL:
+        if node.type == ELEMENT:
+            tag = node.local_name
+            attributes = (<walk_element *> node).first_attr != NULL
+            entry = table[tag] if tag < limit else 0
+            if entry and (attributes or not entry & _WITH_ATTRIBUTES):
+                (<list> found[(entry & ~_WITH_ATTRIBUTES) - 1]).append(_wrap(node, parser))
+            if attributes:
+                if _hidden(node):
+                    hidden.append(_wrap(node, parser))
+                attr = _find(node, _ITEMPROP)
+                if attr != NULL and _equals_ascii_nocase(attr.value, "articlebody", 11):
+                    marked.append(_wrap(node, parser))
+        node = _next_in(node, top)
+    return found, hidden, marked
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+cdef object _add_chain(walk_node *node, object parser, dict parent_of, dict nodes, dict depth,
+                       list order):
+    """``tree.Tree.add``: record ``node``'s chain of ancestors up to one ``parent_of`` knows
+    (``parent_of``, ``nodes``, ``depth``, ``order``, by ``mem_id``); its id."""
+    cdef walk_node *up = node
+    cdef list chain = []
+    nid = first = <size_t> node
+    while nid not in parent_of:
+        nodes[nid] = _wrap(up, parser)
+        up = up.parent
+        pid = None if up == NULL else <size_t> up
+        parent_of[nid] = pid
+        chain.append(nid)
+        if up == NULL:
+            nid = None
+            break
+        nid = pid
+    if chain:
+        d = depth[nid] if nid is not None else -1
+        for c in reversed(chain):
+            d += 1
+            depth[c] = d
+        order.extend(reversed(chain))
+    return first
+
+
+def tree_add(LexborNode node, dict parent_of, dict nodes, dict depth, list order) -> int:
+    """``tree.Tree.add``'s work, on ``Tree``'s four collections (see ``_add_chain``)."""
+    return _add_chain(node.node, node.parser, parent_of, nodes, depth, order)
+
+
+def link_tree(
+    LexborNode root, uintptr_t link_tag, dict parent_of, dict nodes, dict depth, list order,
+    dict own_chars, dict own_count,
+):
+    """``scoring.LinkStats``' first loop: for each element of tag id ``link_tag`` in ``root``'s
+    subtree (document order) with text, its chain of ancestors up to one ``parent_of`` knows is
+    recorded as ``tree.Tree.add`` records it (``parent_of``, ``nodes``, ``depth``, ``order``,
+    by ``mem_id``), and its text length and a count of one are added to ``own_chars`` and
+    ``own_count`` under its id."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef Py_ssize_t n
+    cdef object parser = root.parser
+    while node != NULL:
+        if node.local_name == link_tag and node.type == ELEMENT:
+            n = _size(node)
+            if n:
+                first = _add_chain(node, parser, parent_of, nodes, depth, order)
+                own_chars[first] = own_chars.get(first, 0) + n
+                own_count[first] = own_count.get(first, 0) + 1
+        node = _next_in(node, top)
+
+
+def sum_up_links(dict parent_of, list order, dict chars, dict count):
+    """``scoring.LinkStats``' sums: each element's link text and link count added to its
+    parent's, children before parents (``order`` reversed); every element of the tree is a
+    link or holds one, so each has both."""
+    cdef Py_ssize_t i
+    for i in range(len(order) - 1, -1, -1):
+        nid = order[i]
+        pid = parent_of[nid]
+        if pid is not None:
+            chars[pid] = chars.get(pid, 0) + chars[nid]
+            count[pid] = count.get(pid, 0) + count[nid]
+
+
+# --- layout markers -------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    typedef struct { char *data; size_t length, size; } walk_buffer;
+    """
+    ctypedef struct walk_buffer:
+        char *data
+        size_t length
+        size_t size
+
+
+cdef int _append(walk_buffer *out, const char *data, size_t length) except -1:
+    cdef size_t size
+    cdef char *grown
+    if out.length + length > out.size:
+        size = max(out.size * 2, out.length + length, 4096)
+        grown = <char *> PyMem_Realloc(out.data, size)
+        if grown == NULL:
+            raise MemoryError()
+        out.data, out.size = grown, size
+    if length:
+        memcpy(out.data + out.length, data, length)
+    out.length += length
+    return 0
+
+
+
+cdef int _append_pre(walk_buffer *out, walk_node *pre, const char *para, size_t para_len) except -1:
+    """``layout._protect_pre``'s replacement text for ``pre``: its text with the newlines at
+    its ends removed and its spaces, tabs and line breaks protected, between two block
+    markers."""
+    cdef walk_buffer raw
+    cdef walk_node *node = pre.first_child
+    cdef walk_text *text
+    cdef size_t start, end, i
+    cdef unsigned char c
+    raw.data, raw.length, raw.size = NULL, 0, 0
+    try:
+        while node != NULL:
+            if node.local_name == TEXT:
+                text = <walk_text *> node
+                if text.data.data != NULL:
+                    _append(&raw, <const char *> text.data.data, text.data.length)
+            node = _next_in(node, pre)
+        start, end = 0, raw.length
+        while start < end and raw.data[start] == b'\n':
+            start += 1
+        while end > start and raw.data[end - 1] == b'\n':
+            end -= 1
+        _append(out, para, para_len)
+        i = start
+        while i < end:
+            c = raw.data[i]
+            if c == b'\r' and i + 1 < end and raw.data[i + 1] == b'\n':
+                i += 1
+                c = b'\n'
+            if c == b' ':
+                _append(out, "\xef\xb7\x93", 3)  # PRE_SPACE, U+FDD3
+            elif c == b'\t':
+                _append(out, "\xef\xb7\x94", 3)  # PRE_TAB, U+FDD4
+            elif c == b'\n':
+                _append(out, "\xef\xb7\x91", 3)  # LINE, U+FDD1
+            else:
+                _append(out, <const char *> &raw.data[i], 1)
+            i += 1
+        _append(out, para, para_len)
+    finally:
+        PyMem_Free(raw.data)
+    return 0
+
+
+def marked_text(LexborNode root, const unsigned char[:] kinds, uintptr_t pre_tag,
+                bytes para, bytes line, bytes cell) -> str:
+    """``root.text()`` as it reads once ``layout.mark_blocks`` has marked ``root``'s subtree,
+    leaving the tree as it is. ``kinds[t]`` is the kind of tag id ``t``: 1 a block (``para``
+    before and after), 2 a line (``line`` before and after), 3 a cell (``cell`` before), 4 a
+    ``<br>`` (``line`` instead). A ``<pre>`` (tag id ``pre_tag``) below ``root`` is its
+    protected text between ``para`` markers; ``root`` itself is read as it is."""
+    cdef walk_buffer out
+    cdef walk_node *top = root.node
+    cdef walk_node *node
+    cdef walk_node *up
+    cdef walk_text *text
+    cdef uintptr_t tag
+    cdef size_t limit = kinds.shape[0]
+    cdef unsigned char kind
+    cdef const char *p = para
+    cdef const char *l = line
+    cdef const char *c = cell
+    cdef size_t np = len(para), nl = len(line), nc = len(cell)
+    out.data, out.length, out.size = NULL, 0, 0
+    try:
+        if top.local_name == TEXT:
+            text = <walk_text *> top
+            if text.data.data != NULL:
+                _append(&out, <const char *> text.data.data, text.data.length)
+        node = top.first_child
+        while node != NULL:
+            tag = node.local_name
+            if tag == TEXT:
+                text = <walk_text *> node
+                if text.data.data != NULL:
+                    _append(&out, <const char *> text.data.data, text.data.length)
+            elif node.type == ELEMENT:
+                if tag == pre_tag:
+                    _append_pre(&out, node, p, np)
+                    node = _skip(node, top)
+                    continue
+                kind = kinds[tag] if tag < limit else 0
+                if kind == 1:
+                    _append(&out, p, np)
+                elif kind == 2 or kind == 4:
+                    _append(&out, l, nl)
+                elif kind == 3:
+                    _append(&out, c, nc)
+            if node.first_child != NULL:
+                node = node.first_child
+                continue
+            # leaving node, and every ancestor whose last child it ends: their closing markers
+            while True:
+                if node.type == ELEMENT and node.local_name < limit:
+                    kind = kinds[node.local_name]
+                    if kind == 1:
+                        _append(&out, p, np)
+                    elif kind == 2:
+                        _append(&out, l, nl)
+                if node.next != NULL or node.parent == top or node.parent == NULL:
+                    break
+                node = node.parent
+            if node.next == NULL:
+                break
+            node = node.next
+        return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
+    finally:
+        PyMem_Free(out.data)
+
+
+# --- the layout's rendering -----------------------------------------------------------------
+
+cdef extern from "Python.h":
+    Py_UCS4 *PyUnicode_AsUCS4Copy(object text) except NULL
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+from cpython.mem cimport PyMem_Malloc
+
+DEF BLANK = 0xFDD0
+DEF LINE = 0xFDD1
+DEF CELL = 0xFDD2
+DEF PRE_SPACE = 0xFDD3
+DEF PRE_TAB = 0xFDD4
+
+
+cdef Py_ssize_t _words(Py_UCS4 *a, Py_ssize_t n) noexcept:
+    """``" ".join(text.split())`` in place; the new length."""
+    cdef Py_ssize_t i = 0, out = 0
+    while i < n:
+        while i < n and Py_UNICODE_ISSPACE(a[i]):
+            i += 1
+        if i == n:
+            break
+        if out:
+            a[out] = 0x20
+            out += 1
+        while i < n and not Py_UNICODE_ISSPACE(a[i]):
+            a[out] = a[i]
+            out += 1
+            i += 1
+    return out
+
+
+cdef Py_ssize_t _drop_before(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 drop, Py_UCS4 mark) noexcept:
+    """``text.replace(drop + mark, mark)`` in place (``drop`` != ``mark``)."""
+    cdef Py_ssize_t i, out = 0
+    for i in range(n):
+        if a[i] == drop and i + 1 < n and a[i + 1] == mark:
+            continue
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+cdef Py_ssize_t _drop_after(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 mark, Py_UCS4 drop) noexcept:
+    """``text.replace(mark + drop, mark)`` in place (``drop`` != ``mark``)."""
+    cdef Py_ssize_t i, out = 0
+    cdef Py_UCS4 previous = 0
+    for i in range(n):
+        if a[i] == drop and previous == mark:
+            previous = a[i]
+            continue
+        previous = a[i]
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+cdef Py_ssize_t _squeeze(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 mark) noexcept:
+    """Each run of ``mark`` made one, in place."""
+    cdef Py_ssize_t i, out = 0
+    for i in range(n):
+        if a[i] == mark and out and a[out - 1] == mark:
+            continue
+        a[out] = a[i]
+        out += 1
+    return out
+
+
+def render(str text) -> str:
+    """``layout.render``'s passes over a marked text, in C (``tests/extract/test_walk.py``
+    holds the two equal): whitespace collapsed, spaces next to markers dropped, runs of markers
+    squeezed, markers turned into line breaks and cell separators."""
+    cdef Py_ssize_t n = len(text), i, out, start, end, cells = 0
+    cdef Py_UCS4 *a = PyUnicode_AsUCS4Copy(text)
+    cdef Py_UCS4 *b = NULL
+    cdef bint has_cell = False
+    try:
+        n = _words(a, n)
+        for i in range(n):
+            if a[i] == CELL:
+                has_cell = True
+                break
+        if has_cell:
+            n = _drop_before(a, n, 0x20, CELL)
+            n = _drop_after(a, n, CELL, 0x20)
+            n = _squeeze(a, n, CELL)
+            n = _drop_after(a, n, LINE, CELL)
+            n = _drop_before(a, n, CELL, LINE)
+            start, end = 0, n
+            while start < end and a[start] == CELL:
+                start += 1
+            while end > start and a[end - 1] == CELL:
+                end -= 1
+            for i in range(start, end):
+                if a[i] == CELL:
+                    cells += 1
+            b = <Py_UCS4 *> PyMem_Malloc((end - start + 2 * cells + 1) * sizeof(Py_UCS4))
+            if b == NULL:
+                raise MemoryError()
+            out = 0
+            for i in range(start, end):
+                if a[i] == CELL:
+                    b[out] = 0x20
+                    b[out + 1] = 0x7C
+                    b[out + 2] = 0x20
+                    out += 3
+                else:
+                    b[out] = a[i]
+                    out += 1
+            PyMem_Free(a)
+            a, b, n = b, NULL, out
+        n = _drop_before(a, n, 0x20, LINE)
+        n = _drop_after(a, n, LINE, 0x20)
+        n = _squeeze(a, n, LINE)
+        out = 0
+        for i in range(n):  # markers to line breaks; runs of three or more breaks made two
+            if a[i] == LINE or a[i] == BLANK:
+                if out >= 2 and a[out - 1] == 0x0A and a[out - 2] == 0x0A:
+                    continue
+                a[out] = 0x0A
+            else:
+                a[out] = a[i]
+            out += 1
+        start, end = 0, out
+        while start < end and Py_UNICODE_ISSPACE(a[start]):
+            start += 1
+        while end > start and Py_UNICODE_ISSPACE(a[end - 1]):
+            end -= 1
+        for i in range(start, end):
+            if a[i] == PRE_SPACE:
+                a[i] = 0x20
+            elif a[i] == PRE_TAB:
+                a[i] = 0x09
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, a + start, end - start)
+    finally:
+        PyMem_Free(a)
+        PyMem_Free(b)
+
+
+# --- prose ----------------------------------------------------------------------------------
+
+
+cdef bint _own_text_is_prose(walk_node *node, double prose, double cjk_weight,
+                             Py_ssize_t cjk_chars, const uint32_t[:, :] ranges) noexcept:
+    """``prose.is_prose(node.text(deep=False, strip=True))``: the text nodes directly in
+    ``node``, each stripped, joined: ``PROSE_CHARS`` characters or more, or that weight with
+    its CJK characters (code points in ``ranges``) counting ``cjk_weight`` more, when it has
+    ``cjk_chars`` characters or more and some non-ASCII."""
+    cdef walk_node *child = node.first_child
+    cdef walk_text *text
+    cdef Py_ssize_t n = 0, cjk = 0
+    cdef size_t i, last
+    cdef bint ascii = True
+    cdef const unsigned char *s
+    cdef uint32_t cp
+    cdef Py_ssize_t r
+    while child != NULL:
+        if child.local_name == TEXT:
+            text = <walk_text *> child
+            if text.data.data != NULL:
+                n += _text_length(child)
+        child = child.next
+    if n >= prose:
+        return True
+    if n < cjk_chars:
+        return False
+    child = node.first_child
+    while child != NULL:  # the CJK characters, inside each text node's stripped part
+        if child.local_name == TEXT and (<walk_text *> child).data.data != NULL:
+            s = (<walk_text *> child).data.data
+            _strip(s, (<walk_text *> child).data.length, &i, &last)
+            while i < last:
+                if s[i] < 0x80:
+                    i += 1
+                    continue
+                ascii = False
+                cp = _code_point(s, i, last)
+                for r in range(ranges.shape[0]):
+                    if ranges[r, 0] <= cp <= ranges[r, 1]:
+                        cjk += 1
+                        break
+                i += 2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4)
+        child = child.next
+    if ascii:
+        return False
+    return n + cjk_weight * cjk >= prose
+
+
+def holds_prose(LexborNode root, const unsigned char[:] holders, double prose, double cjk_weight,
+                Py_ssize_t cjk_chars, const uint32_t[:, :] ranges) -> bool:
+    """Whether ``root`` or an element in its subtree with a tag id ``t`` such that
+    ``holders[t]`` is set has own text that is prose (see ``_own_text_is_prose``)."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef size_t limit = holders.shape[0]
+    if _own_text_is_prose(top, prose, cjk_weight, cjk_chars, ranges):
+        return True
+    node = top.first_child
+    while node != NULL:
+        if node.type == ELEMENT and node.local_name < limit and holders[node.local_name]:
+            if _own_text_is_prose(node, prose, cjk_weight, cjk_chars, ranges):
+                return True
+        node = _next_in(node, top)
+    return False
