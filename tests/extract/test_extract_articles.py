@@ -481,21 +481,26 @@ def test_what_is_no_lead_stays_out(box: str):
 
 
 @pytest.mark.parametrize(
-    "header",
+    ("header", "title"),
     [
         # in the article's <header>, which goes as boilerplate, past a date line
-        "<header><h1>Apples</h1><div class='date'>3 March 2024, 10:00</div>"
-        "<p class='preface'>{0}</p></header>",
+        (
+            "<header><h1>Apples</h1><div class='date'>3 March 2024, 10:00</div>"
+            "<p class='preface'>{0}</p></header>",
+            "Apples",
+        ),
         # under the headline in a box of its own, the body's box after a dateline
-        "<div class='top'><div><h1>Apples</h1><h4>{0}</h4></div></div><h6>Ankara</h6>",
+        ("<div class='top'><div><h1>Apples</h1><h4>{0}</h4></div></div><h6>Ankara</h6>", "Apples"),
+        # the page's title reworded around the headline's words
+        ("<header><h1>Pruning apples</h1><p>{0}</p></header>", "Apples: when pruning, cut"),
     ],
 )
-def test_the_lead_under_the_headline_comes_first(header: str):
+def test_the_lead_under_the_headline_comes_first(header: str, title: str):
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
     html = page(
         f"<div class='site'><nav><a href='/'>Home</a></nav><article>{header.format(LEAD)}"
         f"<div class='text'>{paragraphs}</div></article></div>",
-        title="Apples",
+        title=title,
     )
     assert extract(html).text == "\n\n".join([LEAD, *POST])
 

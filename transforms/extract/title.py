@@ -92,6 +92,11 @@ def similar(a: str, b: str) -> bool:
     return _contained(a, b) >= 0.8 and _contained(b, a) >= 0.6
 
 
+def overlapping(a: str, b: str) -> bool:
+    """Most words of one are in the other (a title cut short, or reworded around its words)."""
+    return max(_contained(a, b), _contained(b, a)) >= 0.6
+
+
 def _contained(inner: str, outer: str) -> float:
     """The share of ``inner``'s words found in ``outer``."""
     words = _words(inner)
