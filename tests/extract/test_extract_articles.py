@@ -524,6 +524,34 @@ def test_what_is_no_lead_under_the_headline_stays_out(box: str):
     assert extract(html).text == "\n\n".join(POST)
 
 
+@pytest.mark.parametrize(
+    "teaser",
+    [
+        "<p><strong>Lesen Sie auch:</strong> <a href='/x'>Wie man Birnbäume im Frühling schneidet"
+        "</a></p>",
+        "<div class='o-teaser'><div>Lire aussi</div><a href='/y'><h3>Tailler un pommier en hiver"
+        "</h3></a><span>Par Anne</span></div>",
+        "<div><span>Czytaj też</span> <a href='/z'>Jak przycinać jabłonie zimą</a></div>",
+    ],
+)
+def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs[:2]) + teaser + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_paragraph_that_starts_with_a_read_also_word_stays():
+    paragraphs = [*POST[:2], "Related: the pear, whose trees are pruned in late winter too."]
+    body = "".join(f"<p>{p}</p>" for p in POST[2:])
+    first = f"<p>{paragraphs[0]}</p><p>{paragraphs[1]}</p>"
+    html = page(
+        f"<article><h1>Apples</h1><div>{first}<p><b>Related</b>: the pear, whose trees are "
+        f"pruned in late winter too.</p>{body}</div></article>"
+    )
+    assert extract(html).text == "\n\n".join([*paragraphs, *POST[2:]])
+
+
 def story(title: str, paragraphs: list[str]) -> str:
     """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
     text = "".join(f"<p>{p}</p>" for p in paragraphs)

@@ -10,6 +10,8 @@
   a generic, multilingual boilerplate vocabulary in the class or id (share, related,
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
   vocabulary and its search are in ``names``).
+- Inside the main block, a teaser of another story under a "read also" label in one of the
+  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...; ``drop_read_also``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -396,3 +398,67 @@ def _with_threads(
             root_size -= node_size
             node.decompose()
     return root_size, "\n\n".join(t for t in texts if t), apart_size
+
+
+# The labels news sites put over a teaser of another story, or a few links to them, inside an
+# article ("Lesen Sie auch: <a>...</a>"), in the languages of the crawl. Whole labels only
+# (an optional colon after): not "Read more", a listing's link to each of its items.
+READ_ALSO_LABELS = (
+    # de
+    "lesen sie auch", "lesen sie mehr", "auch interessant", "mehr zum thema", "zum thema",
+    "das könnte sie auch interessieren", "das könnte dich auch interessieren", "lesetipp",
+    "passend zum thema", "auch lesenswert", "empfehlungen der redaktion", "mehr dazu",
+    # en
+    "read also", "also read", "related", "related articles", "related stories",
+    "you may also like", "you might also like", "recommended for you",
+    # fr, es, it, pt, nl
+    "lire aussi", "à lire aussi", "a lire aussi", "lire également", "sur le même sujet",
+    "lee también", "leer también", "te puede interesar", "noticias relacionadas",
+    "leggi anche", "potrebbe interessarti", "articoli correlati", "leia também",
+    "veja também", "lees ook", "ook interessant",
+    # sv, no, da, pl, cs, tr, ru
+    "läs också", "les også", "læs også", "czytaj też", "czytaj także", "zobacz też",
+    "zobacz także", "čtěte také", "přečtěte si také", "ayrıca okuyun", "ilgili haberler",
+    "читайте также",
+    # ja, zh, ko
+    "関連記事", "あわせて読みたい", "相关阅读", "延伸阅读", "관련기사",
+)  # fmt: skip
+_READ_ALSO = re.compile(
+    "|".join(re.escape(label) for label in sorted(READ_ALSO_LABELS, key=len, reverse=True)),
+    re.IGNORECASE,
+)
+_LABELS = frozenset(READ_ALSO_LABELS)
+TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
+
+
+def drop_read_also(root: LexborNode) -> int:
+    """Drop the teasers of other stories inside ``root`` that a label introduces
+    (``READ_ALSO_LABELS``: "Lesen Sie auch", "Lire aussi", ...): the largest box around the
+    label, below ``root``, of ``TEASER_CHARS`` or fewer. The number dropped.
+
+    One search of ``root``'s text finds whether any label is there (few pages have one); the
+    text nodes are read only then."""
+    if _READ_ALSO.search(root.text()) is None:
+        return 0
+    root_id = root.mem_id
+    boxes = []
+    for node in root.traverse(include_text=True):
+        if not node.is_text_node:
+            continue
+        label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
+        if label not in _LABELS or node.parent is None or node.parent.mem_id == root_id:
+            continue
+        box, up = node.parent, node.parent.parent
+        while up is not None and up.mem_id != root_id and size(up) <= TEASER_CHARS:
+            box, up = up, up.parent
+        rest = size(box) - len(label)
+        if up is not None and size(box) <= TEASER_CHARS and _link_chars(box) >= rest / 2:
+            boxes.append(box)
+    for box in boxes:
+        if box.parent is not None:
+            box.decompose()
+    return len(boxes)
+
+
+def _link_chars(node: LexborNode) -> int:
+    return sum(size(link) for link in node.css("a"))
