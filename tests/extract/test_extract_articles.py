@@ -493,6 +493,8 @@ def test_what_is_no_lead_stays_out(box: str):
         ("<div class='top'><div><h1>Apples</h1><h4>{0}</h4></div></div><h6>Ankara</h6>", "Apples"),
         # the page's title reworded around the headline's words
         ("<header><h1>Pruning apples</h1><p>{0}</p></header>", "Apples: when pruning, cut"),
+        # a page without a title
+        ("<div class='top'><h1>Apples</h1><span>{0}</span></div>", ""),
     ],
 )
 def test_the_lead_under_the_headline_comes_first(header: str, title: str):

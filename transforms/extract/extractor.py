@@ -344,9 +344,9 @@ def _main_text(
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
-    elif lead_html and overlapping(headline_text, page_title()):
+    elif lead_html and (not page_title() or overlapping(headline_text, page_title())):
         # the standfirst under the article's headline (the page's title, maybe reworded or
-        # cut short), left out of the root
+        # cut short, or the page has none), left out of the root
         lead_text = render(LexborHTMLParser(lead_html).body)
         if lead_text and " ".join(lead_text.split()) not in " ".join(text.split()):
             text = f"{lead_text}\n\n{text}"
