@@ -543,6 +543,15 @@ def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):
     assert extract(html).text == "\n\n".join(POST)
 
 
+@pytest.mark.parametrize("label", ["Anzeige", "Publicité", "REKLAM", "Sponsored", "広告"])
+def test_the_label_of_an_ad_goes(label: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    ad = f"<div class='x1'><div class='x2'><span>{label}</span></div><div id='slot'></div></div>"
+    body = "".join(paragraphs[:2]) + ad + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def test_a_paragraph_that_starts_with_a_read_also_word_stays():
     paragraphs = [*POST[:2], "Related: the pear, whose trees are pruned in late winter too."]
     body = "".join(f"<p>{p}</p>" for p in POST[2:])

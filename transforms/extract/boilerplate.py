@@ -11,7 +11,8 @@
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
   vocabulary and its search are in ``names``).
 - Inside the main block, a teaser of another story under a "read also" label in one of the
-  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...; ``drop_read_also``).
+  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), and the label of an
+  ad ("Anzeige", "Publicité", "Reklam", ...; ``drop_labelled``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -423,22 +424,33 @@ READ_ALSO_LABELS = (
     # ja, zh, ko
     "関連記事", "あわせて読みたい", "相关阅读", "延伸阅读", "관련기사",
 )  # fmt: skip
-_READ_ALSO = re.compile(
-    "|".join(re.escape(label) for label in sorted(READ_ALSO_LABELS, key=len, reverse=True)),
+# The labels over an ad or a sponsored item, which stay when their box is not named as one
+AD_LABELS = (
+    "advertisement", "sponsored", "anzeige", "werbung", "publicité", "publicidad",
+    "pubblicità", "reklam", "reklama", "advertentie", "annonse", "annons", "[pr]", "広告", "광고",
+)  # fmt: skip
+_LABEL_SEARCH = re.compile(
+    "|".join(
+        re.escape(label) for label in sorted(READ_ALSO_LABELS + AD_LABELS, key=len, reverse=True)
+    ),
     re.IGNORECASE,
 )
-_LABELS = frozenset(READ_ALSO_LABELS)
+_READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
+_AD_SET = frozenset(AD_LABELS)
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
 
 
-def drop_read_also(root: LexborNode) -> int:
+def drop_labelled(root: LexborNode) -> int:
     """Drop the teasers of other stories inside ``root`` that a label introduces
     (``READ_ALSO_LABELS``: "Lesen Sie auch", "Lire aussi", ...): the largest box around the
-    label, below ``root``, of ``TEASER_CHARS`` or fewer. The number dropped.
+    label, below ``root``, of ``TEASER_CHARS`` or fewer, if links are half of its text
+    besides the label (a paragraph that starts with the word stays); and the labels of ads
+    (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone. The number
+    of boxes dropped.
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
     text nodes are read only then."""
-    if _READ_ALSO.search(root.text()) is None:
+    if _LABEL_SEARCH.search(root.text()) is None:
         return 0
     root_id = root.mem_id
     boxes = []
@@ -446,13 +458,18 @@ def drop_read_also(root: LexborNode) -> int:
         if not node.is_text_node:
             continue
         label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
-        if label not in _LABELS or node.parent is None or node.parent.mem_id == root_id:
+        is_ad = label in _AD_SET
+        if not (is_ad or label in _READ_ALSO_SET):
+            continue
+        if node.parent is None or node.parent.mem_id == root_id:
             continue
         box, up = node.parent, node.parent.parent
-        while up is not None and up.mem_id != root_id and size(up) <= TEASER_CHARS:
+        limit = len(label) if is_ad else TEASER_CHARS
+        while up is not None and up.mem_id != root_id and size(up) <= limit:
             box, up = up, up.parent
-        rest = size(box) - len(label)
-        if up is not None and size(box) <= TEASER_CHARS and _link_chars(box) >= rest / 2:
+        if up is None or size(box) > limit:
+            continue
+        if is_ad or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
     for box in boxes:
         if box.parent is not None:

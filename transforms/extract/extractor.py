@@ -55,7 +55,7 @@ from transforms.extract.boilerplate import (
     BodyElements,
     drop_boilerplate,
     drop_furniture,
-    drop_read_also,
+    drop_labelled,
     sort_elements,
 )
 from transforms.extract.layout import layout
@@ -340,7 +340,7 @@ def _main_text(
     headline = elements.headline()
     root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
     lead = None if marked is not None else lead_before(root, links, headline)
-    drop_read_also(root)
+    drop_labelled(root)
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
