@@ -17,8 +17,9 @@ work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 Modules: ``limits`` (the caps, applied before parsing), ``boilerplate`` (what is dropped),
 ``comments`` (comment threads set apart, ``Extracted.comments``), ``scoring`` (where the main
 content is), ``prose`` (text measures that mean the same in every script), ``layout`` (text with
-block structure), ``markdown`` (the same as Markdown), ``title`` (the headline), ``repair``
-(ftfy), ``tree`` (sizes, parent-chain memo, work caps).
+block structure), ``markdown`` (the same as Markdown), ``title`` (the headline),
+``repair`` (ftfy, then ``characters``: which characters the output keeps), ``tree`` (sizes,
+parent-chain memo, work caps).
 
 The second opinion (``Extractor._extract``): when the text dropped as hidden, furniture or
 boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
@@ -55,7 +56,8 @@ from transforms.extract.boilerplate import (
     drop_furniture,
     sort_elements,
 )
-from transforms.extract.layout import layout
+from transforms.extract.characters import strip_unwanted_in_node
+from transforms.extract.layout import drop_page_markers, layout
 from transforms.extract.limits import MAX_HTML_CHARS, MAX_NODES, bound_page
 from transforms.extract.markdown import markdown, strip_title_line
 from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
@@ -103,11 +105,12 @@ class Extracted:
 
 def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
     """The headline is the title; do not repeat it as the first line of the text (in Markdown,
-    the first line read as plain text)."""
+    the first line read as plain text; cleaned as the title's sources are, ``title._clean``:
+    the text keeps what the policy removes until its repair)."""
     first, sep, rest = text.partition("\n")
     if output_format == "markdown":
         first = strip_title_line(first)
-    if title and first.strip() == title:
+    if title and " ".join(strip_unwanted_in_node(first).split()) == title:
         return rest.lstrip("\n")
     return text
 
@@ -177,6 +180,7 @@ class Extractor:
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
                 node.decompose()
+            drop_page_markers(body)
             body_text = layout(body)
             truncated = True
         title = find_title(html_title, metas, h1s, url)

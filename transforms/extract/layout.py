@@ -4,8 +4,10 @@ The text stays in C: block boundaries are marked by inserting marker characters 
 around block elements (found by one walk of the subtree), then a single ``text()`` call gets
 the whole string, whitespace is collapsed by ``split``/``join``, and a few
 whole-string passes turn the markers into line breaks. The markers are Unicode noncharacters
-(U+FDD0..U+FDD4), reserved for a program's internal use, so pages do not carry them; private-use
-characters, which icon fonts put into pages, would be taken for markers.
+(U+FDD0..U+FDD4), reserved for a program's internal use; private-use characters, which icon fonts
+put into pages, would be taken for markers. A page may carry them all the same (literally or as
+``&#xFDD0;``): ``drop_page_markers`` takes them out of its text nodes before any layout (the
+character policy removes noncharacters anyway), so that they are not read as layout.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
@@ -18,6 +20,8 @@ from __future__ import annotations
 import re
 
 from selectolax.lexbor import LexborNode, create_tag
+
+from transforms.extract.tree import rewrite_text_nodes
 
 BLANK = "\ufdd0"  # a blank line, inside a block marker
 LINE = "\ufdd1"  # a line break
@@ -86,15 +90,19 @@ def mark_blocks(root: LexborNode, has_pre: bool = True) -> None:
 
     One Python walk of the subtree with a dict lookup per element finds every element that
     starts a block, a line or a cell (it beats the 45-selector CSS group: Lexbor tests every
-    selector on every element), root included, in document order. ``<pre>`` elements are
-    found by the same walk and replaced as they come (before any of their descendants, which
-    come after them, is marked); the markers then put into those detached descendants are
-    out of the tree and out of its text, so there is no second walk. ``has_pre=False``
-    ignores ``<pre>``.
+    selector on every element), in document order. ``<pre>`` elements are found by the same
+    walk and replaced as they come (before any of their descendants, which come after them,
+    is marked); the markers then put into those detached descendants are out of the tree and
+    out of its text, so there is no second walk. ``has_pre=False`` ignores ``<pre>``. The
+    root itself is not marked: its markers would be its siblings, outside its text, and
+    would stay in the tree after it is set apart (a comment thread), to be read by the next
+    rendering of the page.
     """
     kind_of = (_KIND_OR_PRE if has_pre else _KIND).get  # bound once: ~14% off the walk
     # collected first: the loop below mutates the tree
     marked = [(node, kind) for node in root.traverse() if (kind := kind_of(node.tag_id))]
+    if marked and marked[0][0].mem_id == root.mem_id:
+        del marked[0]  # not the root (see above)
     for node, kind in marked:
         if kind is _CELL:
             _insert_before(node, kind)
@@ -133,7 +141,23 @@ def render(text: str) -> str:
     return text.replace(PRE_SPACE, " ").replace(PRE_TAB, "\t")
 
 
+_MARKERS = (BLANK, LINE, CELL, PRE_SPACE, PRE_TAB)
+_NO_MARKERS = dict.fromkeys(map(ord, _MARKERS))
+
+
+def drop_page_markers(root: LexborNode, text: str | None = None) -> None:
+    """Remove the page's own marker characters from ``root``'s text nodes, if it has any;
+    ``text``, if given, is ``root``'s text, already read (the check is then five ``str``
+    searches, which stop at once in a text without characters past U+00FF)."""
+    if text is None:
+        text = root.text(deep=True)
+    if any(marker in text for marker in _MARKERS):
+        rewrite_text_nodes(root, lambda node_text: node_text.translate(_NO_MARKERS))
+
+
 def layout(root: LexborNode, has_pre: bool = True) -> str:
-    """The text of ``root`` with its block structure (mutates the subtree)."""
+    """The text of ``root`` with its block structure (mutates the subtree). The page's own
+    marker characters must be gone from it (``drop_page_markers``): the extractor removes
+    them from the whole body before the first layout."""
     mark_blocks(root, has_pre)
     return render(root.text(deep=True))

@@ -28,20 +28,31 @@ The text layout stays in C (markers and one ``text()`` call); Markdown needs to 
 piece of text, the list depth, the table cell and the quote it is in, so this is a Python walk
 of the subtree (recursive; it does not change the tree). A subtree deeper than Python's
 recursion limit raises ``RecursionError``, and the caller falls back to the text layout.
+
+The character policy (``characters``) is applied to the text nodes, before the escaping: a
+character removed after it could leave a ``#`` or a ``1.`` at a line's start. The subtree's text
+is read once and searched (``characters.suspect``); only when it holds a character the policy
+removes are its text nodes rewritten. (Searching the Markdown written instead, then writing it
+again, cost twice as much: 5% of pages hold such a character.)
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import quote, urljoin
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract.characters import right_to_left, strip_unwanted_in_node, suspect
 from transforms.extract.layout import BLOCK_TAGS, CELL_TAGS, LINE_TAGS
+from transforms.extract.tree import rewrite_text_nodes
 
 __all__ = ["markdown", "strip_title_line"]
 
-_BREAK = "\ufdd1"  # a hard line break inside a paragraph (a noncharacter: see layout)
+# A hard line break inside a paragraph: NUL, which the parser never leaves in a text node, so
+# that no character of the page can be read as one.
+_BREAK = "\x00"
 
 
 def _ids(*tags: str) -> frozenset[int]:
@@ -86,6 +97,7 @@ _CLOSING_HASHES = re.compile(r"(\s)(#+)(\s*)$")
 _BACKTICKS = re.compile(r"`+")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
+_JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ
 
 
 def _escape_inline(text: str) -> str:
@@ -93,10 +105,14 @@ def _escape_inline(text: str) -> str:
 
 
 def _escape_line_start(line: str) -> str:
-    """``line`` with a leading character that Markdown would take for a block marker escaped."""
+    """``line`` with a leading character that Markdown would take for a block marker escaped
+    (also after joiners: one alone in its text node is the repair's to keep or remove)."""
     if not line:
         return line
     first = line[0]
+    if first in _JOINERS:
+        rest = line.lstrip(_JOINERS)
+        return line[: len(line) - len(rest)] + _escape_line_start(rest)
     if first.isdigit():
         return _LIST_NUMBER.sub(r"\1\\\2", line, count=1)
     if first in "#>+-=" and _LINE_START.match(line):
@@ -240,7 +256,7 @@ class _Renderer:
 
     def pre(self, node: LexborNode) -> None:
         self.flush()
-        text = node.text(deep=True).replace("\r\n", "\n").strip("\n")
+        text = node.text(deep=True).replace("\r\n", "\n").replace("\r", "\n").strip("\n")
         if text.strip():
             self.blocks.append(_fence(text))
 
@@ -351,7 +367,13 @@ def _row(cells: list[str]) -> str:
 
 
 def markdown(root: LexborNode, url: str | None = None, links: bool = False) -> str:
-    """The Markdown of ``root``'s subtree (``root`` included; the tree is not changed)."""
+    """The Markdown of ``root``'s subtree (``root`` included), its links resolved against
+    ``url``. The tree is not changed, unless text nodes hold characters the
+    policy removes: those are rewritten without them first."""
+    text = root.text(deep=True)
+    if suspect(text) and strip_unwanted_in_node(text) != text:
+        clean = functools.partial(strip_unwanted_in_node, rtl=right_to_left(text))
+        rewrite_text_nodes(root, clean)
     renderer = _Renderer(url, links)
     renderer.node(root)
     renderer.flush()
