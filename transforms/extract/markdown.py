@@ -15,8 +15,9 @@ same text, with its structure written as Markdown instead of blank lines:
 - ``<pre>`` becomes a fenced code block with its text verbatim (the fence longer than any run
   of backticks inside); inline ``<code>`` a code span; ``<blockquote>`` lines starting with
   ``>``; ``<hr>`` a ``---`` line;
-- links are their text, or ``[text](url)`` with ``links=True`` (relative URLs resolved against
-  the page's URL).
+- links are their text, or ``[text](url)`` with ``links=True``: only links to http, https,
+  mailto, ftp and relative URLs, resolved against the page's base, written so that a renderer
+  reads the whole URL (``links``).
 
 Ordinary text is escaped where Markdown would read it as syntax: ``\\ ` * _ [ ] < ~`` anywhere
 (``_`` only at a word's edge, where it could start emphasis; ``&`` only before an entity), and
@@ -40,12 +41,12 @@ from __future__ import annotations
 
 import functools
 import re
-from urllib.parse import quote, urljoin
 
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.characters import right_to_left, strip_unwanted_in_node, suspect
 from transforms.extract.layout import BLOCK_TAGS, CELL_TAGS, LINE_TAGS
+from transforms.extract.links import link_target
 from transforms.extract.tree import rewrite_text_nodes
 
 __all__ = ["markdown", "strip_title_line"]
@@ -261,16 +262,13 @@ class _Renderer:
             self.blocks.append(_fence(text))
 
     def link(self, node: LexborNode) -> None:
-        href = (node.attributes.get("href") or "").strip()
-        if not href or href.startswith(("#", "javascript:")) or node.css_first(_BLOCK_IN_LINK):
+        target = link_target(node.attributes.get("href"), self.url)
+        if target is None or node.css_first(_BLOCK_IN_LINK):
             self.children(node)
             return
         text = _escape_inline(flat_text(node))
-        if not text:
-            return
-        target = urljoin(self.url, href) if self.url else href
-        target = quote(target, safe="/:?#[]@!$&'*+,;=%~")  # spaces and parentheses encoded
-        self.inline.append(f"[{text}]({target})")
+        if text:
+            self.inline.append(f"[{text}]({target})")
 
     def list(self, node: LexborNode, ordered: bool) -> None:
         self.flush()
@@ -368,7 +366,7 @@ def _row(cells: list[str]) -> str:
 
 def markdown(root: LexborNode, url: str | None = None, links: bool = False) -> str:
     """The Markdown of ``root``'s subtree (``root`` included), its links resolved against
-    ``url``. The tree is not changed, unless text nodes hold characters the
+    ``url`` (the page's base). The tree is not changed, unless text nodes hold characters the
     policy removes: those are rewritten without them first."""
     text = root.text(deep=True)
     if suspect(text) and strip_unwanted_in_node(text) != text:
