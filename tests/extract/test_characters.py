@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
@@ -159,8 +159,11 @@ def test_lone_c1_control_is_removed_and_a_windows_1252_one_read_as_its_character
 
 UNWANTED = ["\u200b", "\u00ad", "\u2060", "\ufeff", "\u202e", "\u2066", "\x07", "\ufdd1", "\ufdd0"]
 WORDS = ["word", "two words", " ", "\n", "\u00e9t\u00e9", "\u4e2d\u6587", "#", "1.", "- ", "&amp;"]
+# (a table opened with its first cell: text in a table outside cells is moved before it by the
+# parser, and whitespace is not, so a page without the characters would be another tree)
 TAGS = ["<p>", "</p>", "<li>", "<ul>", "</ul>", "<h2>", "</h2>", "<pre>", "</pre>", "<br>",
-        "<td>", "<table>", "<tr>", "<b>", "</b>", "<blockquote>", "<code>", "</code>"]  # fmt: skip
+        "<table><tr><td>", "<td>", "<tr><td>", "</table>", "<b>", "</b>", "<blockquote>",
+        "<code>", "</code>"]  # fmt: skip
 fragments = st.lists(st.sampled_from(UNWANTED + WORDS + TAGS), max_size=30).map("".join)
 
 
@@ -173,7 +176,10 @@ def test_the_output_is_that_of_the_page_without_the_characters(fragment):
     Markdown takes them out of the text nodes; the text format out of the text laid out,
     where a ``<pre>`` block's spaces at a line's end, next to one, are not told from those
     the layout leaves (they are tidied away)."""
-    without = re.sub("|".join(UNWANTED), "", fragment)
+    unwanted = "|".join(UNWANTED)
+    # after <pre>, the parser drops a line break only if it comes first: not a case of this
+    assume(not re.search(f"<pre>(?:{unwanted})+\n", fragment))
+    without = re.sub(unwanted, "", fragment)
     for output_format in FORMATS:
         if output_format == "text" and "<pre>" in fragment:
             continue

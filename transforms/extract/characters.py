@@ -73,7 +73,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["right_to_left", "strip_unwanted", "strip_unwanted_in_node", "suspect"]
+__all__ = ["removed_at", "right_to_left", "strip_unwanted", "strip_unwanted_in_node", "suspect"]
 
 # The characters looked at, in the Basic Multilingual Plane: the classes of the table, ZWJ and
 # ZWNJ, and the line breaks and surrogates that ftfy fixes (``repair``) though the policy does
@@ -138,20 +138,37 @@ _CONTINUATION_BYTES = frozenset(
 
 
 def _may_be_mojibake(text: str, i: int) -> bool:
-    """Whether ``text[i]`` (a continuation byte read as a character) follows a lead byte, over
-    at most two other continuation bytes."""
-    for j in range(i - 1, max(i - 4, -1), -1):
-        if text[j] in _LEAD_BYTES:
-            return True
-        if text[j] not in _CONTINUATION_BYTES:
+    """Whether ``text[i]`` (a continuation byte read as a character) is inside a whole UTF-8
+    sequence read that way: a lead byte within three characters before it, and as many
+    continuation bytes after the lead as it announces (C2-DF: one, E0-EF: two, F0-F4: three)."""
+    for lead in range(i - 1, max(i - 4, -1), -1):
+        if text[lead] in _LEAD_BYTES:
+            break
+        if text[lead] not in _CONTINUATION_BYTES:
             return False
-    return False
+    else:
+        return False
+    code = ord(text[lead])
+    end = lead + (2 if code <= 0xDF else 3 if code <= 0xEF else 4)
+    return i < end <= len(text) and all(c in _CONTINUATION_BYTES for c in text[lead + 1 : end])
+
+
+_last_plain: str | None = None  # the last text found to hold no suspect
 
 
 def suspect(text: str) -> bool:
     """Whether ``text`` holds a character the policy (or ftfy's character fixes) may act on;
-    False means ``strip_unwanted`` returns it as it is."""
-    return _SUSPECT.search(text) is not None
+    False means ``strip_unwanted`` returns it as it is.
+
+    The last text found to hold none is remembered (by identity: a ``str`` does not change):
+    Markdown is checked when written and again by the repair, the same string both times."""
+    global _last_plain
+    if text is _last_plain:
+        return False
+    if _SUSPECT.search(text) is None:
+        _last_plain = text
+        return False
+    return True
 
 
 def right_to_left(text: str) -> bool:
@@ -190,6 +207,7 @@ class _Policy:
         self.in_node = in_node
         self._rtl = rtl
         self.changed = False
+        self.removed: list[int] = []  # where a character was removed
 
     def rtl(self) -> bool:
         if self._rtl is None:
@@ -204,6 +222,8 @@ class _Policy:
         for i, char in enumerate(run, start):
             if self._keeps(char, i, flags):
                 kept.append(char)
+            else:
+                self.removed.append(i)
         if len(kept) == len(run):
             return run
         self.changed = True
@@ -273,6 +293,16 @@ def strip_unwanted(text: str, *, checked: bool = False, for_repair: bool = False
     return stripped
 
 
+def removed_at(text: str) -> list[int]:
+    """Where in ``text`` the characters are that ``strip_unwanted`` removes (a terminal
+    escape's ``ESC`` only), in order."""
+    if not suspect(text):
+        return []
+    policy = _Policy(text, for_repair=False, in_node=False, rtl=None)
+    _SUSPECT_RUN.sub(policy, text)
+    return policy.removed
+
+
 def strip_unwanted_in_node(text: str, rtl: bool | None = None) -> str:
     """The text of one text node (or one of the title's sources) without what the policy
     removes, leaving what may be part of mojibake to the repair (the whitespace is the
@@ -282,11 +312,13 @@ def strip_unwanted_in_node(text: str, rtl: bool | None = None) -> str:
 
 
 # Where runs removed whole (``_GONE``, several with a space between them counting as one) leave
-# whitespace the layout would not have: a line with nothing else (it goes, with one of its line
-# breaks), a space after them at a line's start or before them at a line's end, or a space on
-# each side. Each pattern starts with a literal (the lookbehinds come after it), so that sre
-# finds the few places quickly.
-_GONE_LINE = re.compile("\x00(?<![^\n]\x00)(?: \x00)*(\n{1,2}|\\Z)")
+# whitespace the layout would not have: a space after them at a line's start or before them at a
+# line's end, a space on each side, a table cell's separator (lines left with nothing else are
+# found by ``_GONE_LINE`` and dropped by ``_tidy``). Each pattern but that one starts with a
+# literal (the lookbehinds come after it), so that sre finds the few places quickly.
+_GONE_LINE = re.compile("(?:^|\n)[ \x00]*\x00[ \x00]*(?:\n|$)")  # a line of nothing else
+_GONE_CELL_FIRST = re.compile("\x00(?<![^\n]\x00)(?: \x00)* \\| ")  # a table row's
+_GONE_CELL = re.compile(" \\| \x00(?: \x00)*(?= \\| |\n|\\Z)")  # a cell of nothing else
 _GONE_AT_LINE_START = re.compile("\x00(?<![^\n]\x00)(?: \x00)* (?! )")
 _GONE_AT_LINE_END = re.compile(" \x00(?<![ \n] \x00)(?: \x00)*(?=\n|\\Z)")
 _GONE_BETWEEN_SPACES = re.compile(" \x00(?: \x00)* ")
@@ -295,20 +327,26 @@ _GONE_BETWEEN_SPACES = re.compile(" \x00(?: \x00)* ")
 def _tidy(text: str) -> str:
     """``text`` with each ``_GONE`` mark taken out, and the whitespace around it as the layout
     would have left it without the characters removed: one space between words, none at a
-    line's edge, no line left empty, no more than one blank line in a row. A line's two or
-    more leading spaces (a code block's indentation) stay."""
-
-    def line(match: re.Match) -> str:
-        start, after = match.start(), len(match.group(1))
-        if not start or not after:  # at the text's start or end: its line breaks go too
-            return ""
-        before = 2 if text[start - 2 : start] == "\n\n" else 1
-        return "\n" * min(after - 1, 2 - before)
-
-    ends_gone = text.endswith(_GONE)
-    text = _GONE_LINE.sub(line, text)
-    if ends_gone:
-        text = text.rstrip("\n")
+    line's edge, no line left empty, no more than one blank line in a row, none at the ends. A
+    line's two or more leading spaces (a code block's indentation) stay; a table cell left
+    empty goes with its separator, as the layout drops empty cells."""
+    if " | " in text:
+        text = _GONE_CELL.sub("", _GONE_CELL_FIRST.sub(_GONE, text))
+    if _GONE_LINE.search(text):
+        lines: list[str] = []
+        dropped = False  # lines were dropped since the last line with text
+        for line in text.split("\n"):
+            if _GONE in line and not line.replace(_GONE, "").strip(" "):
+                dropped = True
+                continue
+            if dropped and not line and (not lines or not lines[-1]):
+                continue  # a blank line where one is already, or at the start
+            dropped = dropped and not line
+            lines.append(line)
+        if dropped:
+            while lines and not lines[-1]:
+                lines.pop()
+        text = "\n".join(lines)
     text = _GONE_AT_LINE_START.sub("", text)
     text = _GONE_AT_LINE_END.sub("", text)
     return _GONE_BETWEEN_SPACES.sub(" ", text).replace(_GONE, "")

@@ -30,11 +30,11 @@ piece of text, the list depth, the table cell and the quote it is in, so this is
 of the subtree (recursive; it does not change the tree). A subtree deeper than Python's
 recursion limit raises ``RecursionError``, and the caller falls back to the text layout.
 
-The character policy (``characters``) is applied to the text nodes, before the escaping: a
-character removed after it could leave a ``#`` or a ``1.`` at a line's start. The subtree's text
-is read once and searched (``characters.suspect``); only when it holds a character the policy
-removes are its text nodes rewritten. (Searching the Markdown written instead, then writing it
-again, cost twice as much: 5% of pages hold such a character.)
+The character policy (``characters``) is applied by the repair to the Markdown written, as to
+the text layout, where that is safe: a character inside a word or between words. One removed
+where the escaping depended on it (at a line's start, where a ``#`` would then head the line;
+after ``&``; beside a backtick or ``_``) is taken out of the text nodes instead, before the
+escaping, and the Markdown written again.
 """
 
 from __future__ import annotations
@@ -44,7 +44,12 @@ import re
 
 from selectolax.lexbor import LexborNode, create_tag
 
-from transforms.extract.characters import right_to_left, strip_unwanted_in_node, suspect
+from transforms.extract.characters import (
+    removed_at,
+    right_to_left,
+    strip_unwanted_in_node,
+    suspect,
+)
 from transforms.extract.layout import BLOCK_TAGS, CELL_TAGS, LINE_TAGS
 from transforms.extract.links import link_target
 from transforms.extract.tree import rewrite_text_nodes
@@ -99,6 +104,15 @@ _BACKTICKS = re.compile(r"`+")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
 _JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ
+# What the Markdown escaping looks at around a character (see _removed_safely): a line's start
+# up to it holding only block markers (quote, list, heading) or the start of one, or a run of
+# "=" or "-" (a setext underline, a thematic break); an "&" escaped or not depending on what
+# follows it; the characters next to it (beside a space, the tidying of the whitespace and a
+# code block's verbatim whitespace differ).
+_LINE_PREFIX = re.compile(r"(?:[ >]|[-+*] |\d{1,9}[.)] |#{1,6} )*(?:#{1,6}|\d{1,9}[.)]?|[-+*>=]+)?")
+_REFERENCE_BEFORE = re.compile(r"&#?\w*")
+_UNSAFE_BEFORE = frozenset(" &`_|#")
+_UNSAFE_AFTER = frozenset(" `_|#\\")
 
 
 def _escape_inline(text: str) -> str:
@@ -366,16 +380,52 @@ def _row(cells: list[str]) -> str:
 
 def markdown(root: LexborNode, url: str | None = None, links: bool = False) -> str:
     """The Markdown of ``root``'s subtree (``root`` included), its links resolved against
-    ``url`` (the page's base). The tree is not changed, unless text nodes hold characters the
-    policy removes: those are rewritten without them first."""
-    text = root.text(deep=True)
-    if suspect(text) and strip_unwanted_in_node(text) != text:
-        clean = functools.partial(strip_unwanted_in_node, rtl=right_to_left(text))
-        rewrite_text_nodes(root, clean)
+    ``url`` (the page's base). The tree is not changed, unless a character the policy removes
+    sits where removing it from the Markdown would change what is read: then the text nodes
+    are rewritten without them and the Markdown written again."""
+    text = _markdown(root, url, links)
+    if suspect(text) and not _removed_safely(text):
+        raw = root.text(deep=True)
+        if rewrite_text_nodes(
+            root, functools.partial(strip_unwanted_in_node, rtl=right_to_left(raw))
+        ):
+            text = _markdown(root, url, links)
+    return text
+
+
+def _markdown(root: LexborNode, url: str | None, links: bool) -> str:
     renderer = _Renderer(url, links)
     renderer.node(root)
     renderer.flush()
     return "\n\n".join(block for block in renderer.blocks if block)
+
+
+def _removed_safely(text: str) -> bool:
+    """Whether the characters the policy removes from the Markdown ``text`` can be removed from
+    it as it is written (by the repair) with the same result as from the page: the escaping
+    around each run of them was decided with it there. Not where only block markers precede it
+    on its line (a quote's, a list item's, a heading's, or one begun: ``#``, ``1``, ``-``,
+    ``=``; removed, it would let a ``#`` head the line or leave an empty heading), not after
+    ``&`` and a word (a reference would be read), not beside a backtick, ``_``, ``|`` or a
+    space (code spans, emphasis, table cells, a code block's whitespace), not beside ``#``
+    (a heading's closing hashes), not before a backslash (escapes, hard breaks)."""
+    runs: list[list[int]] = []  # [start, end) of each run of removed characters
+    for i in removed_at(text):
+        if runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    for start, end in runs:
+        line_start = text.rfind("\n", 0, start) + 1
+        if _LINE_PREFIX.fullmatch(text, line_start, start):
+            return False
+        after = text[end] if end < len(text) else "\n"
+        if text[start - 1] in _UNSAFE_BEFORE or after in _UNSAFE_AFTER:
+            return False
+        ampersand = text.rfind("&", line_start, start)
+        if ampersand >= 0 and _REFERENCE_BEFORE.fullmatch(text, ampersand, start):
+            return False
+    return True
 
 
 def strip_title_line(line: str) -> str:
