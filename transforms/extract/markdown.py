@@ -20,7 +20,7 @@ same text, with its structure written as Markdown instead of blank lines:
   reads the whole URL (``links``).
 
 Ordinary text is escaped where Markdown would read it as syntax: ``\\ ` * _ [ ] < ~`` anywhere
-(``_`` only at a word's edge, where it could start emphasis; ``&`` only before an entity), and
+(``_`` unless between two letters or digits, where it cannot start emphasis; ``&`` only before an entity), and
 at a line's start ``#``, ``>``, ``+``/``-`` list markers, ``1.`` list numbers and ``===`` /
 ``---`` lines. Whitespace is collapsed as in the text layout, so that with the syntax removed
 the words are those of ``format="text"``.
@@ -96,7 +96,9 @@ _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
 # Elements that end a line: a link or code span holding one is laid out as its content.
 _BLOCK_IN_LINK = ", ".join(_names(BLOCK_TAGS) + _names(LINE_TAGS) + ["pre", "table", "br"])
 
-_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<!\w)_|_(?!\w)|&(?=#?\w*(?:;|$))")
+# ``_`` is escaped unless a letter or digit is on each side (``\w`` would count a neighbouring
+# ``_`` as a word character, and ``__a__`` would read as emphasis)
+_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<![^\W_])_|_(?![^\W_])|&(?=#?\w*(?:;|$))")
 _LINE_START = re.compile(r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|(?==+\s*$)|(?=-+\s*$))")
 _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 _CLOSING_HASHES = re.compile(r"(\s)(#+)(\s*)$")
