@@ -534,6 +534,7 @@ def test_what_is_no_lead_under_the_headline_stays_out(box: str):
         "<div class='o-teaser'><div>Lire aussi</div><a href='/y'><h3>Tailler un pommier en hiver"
         "</h3></a><span>Par Anne</span></div>",
         "<div><span>Czytaj też</span> <a href='/z'>Jak przycinać jabłonie zimą</a></div>",
+        "<div><p>おすすめ情報</p><a href='/k'>りんごの木の剪定</a></div>",
     ],
 )
 def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):

@@ -424,7 +424,8 @@ READ_ALSO_LABELS = (
     "zobacz także", "čtěte také", "přečtěte si také", "ayrıca okuyun", "ilgili haberler",
     "читайте также",
     # ja, zh, ko
-    "関連記事", "あわせて読みたい", "相关阅读", "延伸阅读", "관련기사",
+    "関連記事", "あわせて読みたい", "おすすめ情報", "こんな特集も", "関連キーワード",
+    "相关阅读", "延伸阅读", "관련기사",
 )  # fmt: skip
 # The labels over an ad or a sponsored item, which stay when their box is not named as one
 AD_LABELS = (
