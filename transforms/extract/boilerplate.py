@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+from ahocorasick_rs import AhoCorasick, Implementation
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
@@ -432,12 +433,9 @@ AD_LABELS = (
     "advertisement", "sponsored", "anzeige", "werbung", "publicité", "publicidad",
     "pubblicità", "reklam", "reklama", "advertentie", "annonse", "annons", "[pr]", "広告", "광고",
 )  # fmt: skip
-_LABEL_SEARCH = re.compile(
-    "|".join(
-        re.escape(label) for label in sorted(READ_ALSO_LABELS + AD_LABELS, key=len, reverse=True)
-    ),
-    re.IGNORECASE,
-)
+# One automaton for all labels, searched in the lower-cased text (a regex alternation of them
+# takes ~5 ms on a page's text, this 0.1 ms)
+_LABEL_SEARCH = AhoCorasick([*READ_ALSO_LABELS, *AD_LABELS], implementation=Implementation.DFA)
 _READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
 _AD_SET = frozenset(AD_LABELS)
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
@@ -453,7 +451,7 @@ def drop_labelled(root: LexborNode) -> int:
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
     text nodes are read only then."""
-    if _LABEL_SEARCH.search(root.text()) is None:
+    if not _LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
         return 0
     root_id = root.mem_id
     boxes = []
