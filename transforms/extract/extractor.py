@@ -205,7 +205,7 @@ class Extractor:
         base = document_base(tree, url) if self.links else url  # what links resolve against
         try:
             # the <title> or og:title, worked out if a rule asks for it
-            page_title = functools.partial(find_title, html_title, metas, [], url)
+            page_title = functools.cache(functools.partial(find_title, html_title, metas, [], url))
             body_text, comments = self._extract(trees, source, h1s, base, page_title, ld_texts)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
@@ -336,6 +336,7 @@ def _main_text(
     # the lead after the headline, serialized before its <header> may go
     lead_after = headline_lead(h1s[0]) if h1s else None
     lead_html = lead_after.html if lead_after is not None else None
+    lead_words = " ".join(lead_after.text().split()) if lead_after is not None else ""
 
     bodies: list[LexborNode] = []
     body_size, comments, removed = drop_boilerplate(
@@ -350,11 +351,15 @@ def _main_text(
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
-    elif lead_html and (not page_title() or overlapping(headline_text, page_title())):
+    elif lead_html and lead_words not in (words := " ".join(text.split())):
         # the standfirst under the article's headline (the page's title, maybe reworded or
         # cut short, or the page has none), left out of the root
         lead_text = render(LexborHTMLParser(lead_html).body)
-        if lead_text and " ".join(lead_text.split()) not in " ".join(text.split()):
+        if (
+            lead_text
+            and " ".join(lead_text.split()) not in words
+            and (not (title := page_title()) or overlapping(headline_text, title))
+        ):
             text = f"{lead_text}\n\n{text}"
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
