@@ -35,7 +35,13 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
-from beam_jobs.output import OutputClaim, check_inputs_outside, check_output_path
+from beam_jobs.output import (
+    OutputClaim,
+    check_inputs_outside,
+    check_output_path,
+    interrupted,
+    sigterm_as_interrupt,
+)
 from transforms.dedup import (
     DEDUP_SHARDS,
     DUPLICATE_SCHEMA,
@@ -256,6 +262,12 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def main() -> int:
+    # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
+    with sigterm_as_interrupt():
+        return _main()
+
+
+def _main() -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
     )
@@ -278,6 +290,11 @@ def main() -> int:
     except JobFailed as e:
         print(f"dedup: FAILED: {e}", file=sys.stderr)
         return 1
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not interrupted(e):
+            raise
+        print("dedup: interrupted; this run's files were deleted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -20,16 +20,21 @@ Then the claim deletes the previous run's files, by name, and makes this run's t
 folders. When the pipeline fails, ``__exit__`` deletes what this run wrote (its temporary
 files, and, while the output is still its own, the shards it renamed into place), gives the
 lock back and turns an ``OutputError`` into the one line it carries. ``finish`` checks, after
-the pipeline, that the output is still this run's and holds no shard it did not write.
+the pipeline, that the output is still this run's and holds no shard it did not write. A job's
+``main`` runs under ``sigterm_as_interrupt``, so that SIGTERM (Airflow, Kubernetes, a timeout)
+gives the output back as Ctrl-C does; ``interrupted`` tells either from other errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from apache_beam.io.filesystem import FileSystem
 from apache_beam.io.filesystems import FileSystems
@@ -50,7 +55,13 @@ from transforms.write.output import (
     survey,
 )
 
-__all__ = ["OutputClaim", "check_inputs_outside", "check_output_path"]
+__all__ = [
+    "OutputClaim",
+    "check_inputs_outside",
+    "check_output_path",
+    "interrupted",
+    "sigterm_as_interrupt",
+]
 
 _LOG = logging.getLogger(__name__)
 
@@ -284,3 +295,27 @@ class OutputClaim:
                 remove_empty_folder(folder)
         except Exception as e:  # the run's own error is the one to report
             _LOG.warning("could not delete this run's files in %s: %s", self.layout.base, e)
+
+
+def _interrupt(signum, _frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within it, SIGTERM raises ``KeyboardInterrupt``: the run deletes its files and its lock
+    on its way out. Signals can only be handled on the main thread; elsewhere it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted(error: BaseException) -> bool:
+    """Ctrl-C or SIGTERM, as raised or as a runner wraps it (``RuntimeError: KeyboardInterrupt
+    [while running ...]``)."""
+    return isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt")

@@ -8,8 +8,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -217,6 +219,41 @@ def test_a_second_run_into_an_output_in_use_stops_naming_the_first(
         first.communicate("", timeout=60)
     assert "in use" in line and f"pid {first.pid}" in line and f"delete {out / LOCK}" in line
     assert list(out.iterdir()) == []  # the first run gave its lock back; nothing else there
+
+
+# A run that writes its duplicates a row each half second.
+SLOW_RUN = (
+    "import sys, time\n"
+    "from transforms.write import parquet\n"
+    "write = parquet.ShardWriter.write\n"
+    "def slow(self, row):\n"
+    "    time.sleep(0.5)\n"
+    "    write(self, row)\n"
+    "parquet.ShardWriter.write = slow\n"
+    "from beam_jobs import dedup\n"
+    "sys.exit(dedup.main())\n"
+)
+
+
+def test_sigterm_deletes_the_runs_files_and_its_lock(rows, tmp_path):
+    out = tmp_path / "out"
+    run = subprocess.Popen(
+        [sys.executable, "-c", SLOW_RUN, "--input", str(rows), "--output", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    end = time.monotonic() + 120
+    while not list(out.glob("duplicates/.temp-*/*")):  # writing its first shard
+        assert run.poll() is None and time.monotonic() < end, run.communicate()
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130, stderr[-3000:]
+    assert stderr.strip().splitlines()[-1] == "dedup: interrupted; this run's files were deleted"
+    assert leftovers(out) == [] and not list(out.rglob("part-*")) and not (out / SUMMARY).exists()
 
 
 # --- writes that fail at the end -------------------------------------------------------------
