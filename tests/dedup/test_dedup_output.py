@@ -235,8 +235,8 @@ SLOW_RUN = (
 )
 
 
-def test_sigterm_deletes_the_runs_files_and_its_lock(rows, tmp_path):
-    out = tmp_path / "out"
+def start_slow_run(rows: Path, out: Path) -> subprocess.Popen:
+    """A run in another process; returns once it is writing its first shard."""
     run = subprocess.Popen(
         [sys.executable, "-c", SLOW_RUN, "--input", str(rows), "--output", str(out)],
         cwd=ROOT,
@@ -246,14 +246,37 @@ def test_sigterm_deletes_the_runs_files_and_its_lock(rows, tmp_path):
         text=True,
     )
     end = time.monotonic() + 120
-    while not list(out.glob("duplicates/.temp-*/*")):  # writing its first shard
+    while not list(out.glob("duplicates/.temp-*/*")):
         assert run.poll() is None and time.monotonic() < end, run.communicate()
         time.sleep(0.05)
+    return run
+
+
+def test_sigterm_deletes_the_runs_files_and_its_lock(rows, tmp_path):
+    out = tmp_path / "out"
+    run = start_slow_run(rows, out)
     run.send_signal(signal.SIGTERM)
     _, stderr = run.communicate(timeout=120)
     assert run.returncode == 130, stderr[-3000:]
     assert stderr.strip().splitlines()[-1] == "dedup: interrupted; this run's files were deleted"
     assert leftovers(out) == [] and not list(out.rglob("part-*")) and not (out / SUMMARY).exists()
+
+
+def test_a_run_whose_output_was_taken_over_fails_and_puts_nothing_in_place(rows, tmp_path):
+    """What a second run taking the lock over does (the first one's driver frozen for minutes):
+    the first puts no shard in place, fails with one line and leaves the other run's lock."""
+    out = tmp_path / "out"
+    run = start_slow_run(rows, out)
+    record = json.loads((out / LOCK).read_text())
+    (out / LOCK).write_text(json.dumps(dict(record, run_id="f" * 32, pid=1)))
+    _, stderr = run.communicate(timeout=120)
+    ours = [line for line in stderr.splitlines() if line.startswith("dedup")]
+    assert run.returncode == 1 and len(ours) == 1, stderr[-3000:]
+    assert ours[0].startswith("dedup: FAILED: the output was taken over by run ffffffffffff")
+    assert "Traceback" not in stderr
+    assert not list(out.rglob("part-*")) and not (out / SUMMARY).exists()
+    assert not list(out.rglob(".temp-*"))
+    assert json.loads((out / LOCK).read_text())["run_id"] == "f" * 32  # the other run's, kept
 
 
 # --- writes that fail at the end -------------------------------------------------------------
