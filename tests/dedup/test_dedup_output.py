@@ -320,3 +320,29 @@ def test_the_cleaning_job_leaves_a_dedup_output_alone(monkeypatch, capsys, rows,
     assert code == 2 and len(lines) == 1, err
     assert f"{out}/{SUMMARY} is the summary of another job's output" in lines[0], lines
     assert tree(out) == before
+
+
+# --- on an object store ----------------------------------------------------------------------
+
+
+def test_on_an_object_store_it_rewrites_only_its_own_objects(rows):
+    """``tests/memstore.py``: no folders, rename by copy and delete, as gs:// and s3://."""
+    from tests import memstore
+
+    out = f"{memstore.SCHEME}://bucket/dedup"
+    memstore.OBJECTS.clear()
+    try:
+        memstore.OBJECTS[f"{out}/README.txt"] = (b"what this is", 0.0)
+        for corpus in (["--write_corpus"], []):
+            dedup.run(["--input", str(rows), "--output", out, *corpus])
+        assert sorted(memstore.OBJECTS) == [
+            f"{out}/README.txt",
+            f"{out}/{SUMMARY}",
+            f"{out}/duplicates/part-00000-of-00001.parquet",
+        ]
+        memstore.OBJECTS[f"{out}/data/notes.txt"] = (b"mine", 0.0)
+        with pytest.raises(dedup.UsageError, match="data/notes.txt: not written by this job"):
+            dedup.run(["--input", str(rows), "--output", out])
+        assert f"{out}/data/notes.txt" in memstore.OBJECTS
+    finally:
+        memstore.OBJECTS.clear()
