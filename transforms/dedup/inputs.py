@@ -2,12 +2,12 @@
 
 ``match_inputs`` and ``plan_inputs`` run on the launcher, before any work. The first matches
 every ``--input`` pattern (a folder stands for the ``*.parquet`` files in it); the second reads
-each file's footer (a thread pool, so
-that thousands of remote files take seconds) and refuses, with one line naming the file, an
-input that is not this job's Parquet: a pattern or folder matching nothing, a file that is not
-Parquet or was cut short (no footer), a missing column or one of another type. Files are
-numbered in path order, and a document's id is its file's number and its row in the file
-(``file << 40 | row``): unique, an int64, and the same on every runner.
+each file's footer (a thread pool, so that thousands of remote files take seconds). Either
+refuses, with one line naming the file, an input that is not this job's Parquet: a pattern or
+folder matching nothing, a file that is not Parquet or was cut short (no footer), a missing
+column or one of another type. Files are numbered in path order, and a document's id is its
+file's number and its row in the file (``file << 40 | row``): unique, an int64, and the same on
+every runner.
 
 ``ReadDocuments`` reads each row group with only the columns the job needs (Parquet column
 projection: the text, its hash and what names the document), a batch at a time, into
