@@ -16,9 +16,7 @@ import argparse
 import json
 import logging
 import math
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,7 +26,13 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
-from beam_jobs.output import OutputClaim, check_inputs_outside, check_output_path
+from beam_jobs.output import (
+    OutputClaim,
+    check_inputs_outside,
+    check_output_path,
+    interrupted,
+    sigterm_as_interrupt,
+)
 from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
@@ -446,25 +450,10 @@ def run(
     return summary
 
 
-def _interrupt(signum, _frame) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
-def _interrupted(error: BaseException) -> bool:
-    """Ctrl-C or SIGTERM, as raised or as a runner wraps it (``RuntimeError: KeyboardInterrupt
-    [while running ...]``)."""
-    return isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt")
-
-
 def main() -> int:
-    if threading.current_thread() is not threading.main_thread():
-        return _main()
     # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with sigterm_as_interrupt():
         return _main()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _main() -> int:
@@ -491,7 +480,7 @@ def _main() -> int:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, RuntimeError) as e:
-        if not _interrupted(e):
+        if not interrupted(e):
             raise
         print("clean_html: interrupted; this run's files were deleted", file=sys.stderr)
         return 130
