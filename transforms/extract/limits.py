@@ -22,8 +22,9 @@ exactly as they came, and looks for such markup at a cost of one pass of numpy o
   of kilobytes without a "<", so only the tags starting such a stretch are read (by the
   tokenizer's rules, quotes included); past ``MAX_ATTRIBUTES`` the rest of a tag is dropped.
 - **Size** (``cap_size``). Past ``MAX_HTML_CHARS`` characters of markup that can carry text
-  (``squeeze_textless``: comments, scripts and styles dropped first, then whitespace runs) the
-  page is cut, before the bounds above read it; and at ``MAX_NODES`` tags, after.
+  (``squeeze_textless``: comments, scripts and styles dropped first, then SVG, attribute values
+  past ``MAX_VALUE_CHARS`` and titles past ``MAX_TITLE_CHARS``, then whitespace runs) the page
+  is cut, before the bounds above read it; and at ``MAX_NODES`` tags, after.
 
 A page past a bound still yields its text, flagged as truncated.
 
@@ -45,8 +46,9 @@ import re
 
 import numpy as np
 
-from transforms.extract.markup import ATTRIBUTE_BYTES, START_TAG_BYTES, TAG_BODY
+from transforms.extract.markup import ATTRIBUTE_BYTES, SPACE, START_TAG_BYTES, TAG_BODY
 from transforms.extract.rebuild import MAX_REBUILT_BYTES, rebuilt_bytes, unwrap_formatting
+from transforms.extract.title import MAX_TITLE_CHARS
 
 __all__ = [
     "MAX_ATTRIBUTES",
@@ -55,6 +57,8 @@ __all__ = [
     "MAX_NESTING_WORK",
     "MAX_NODES",
     "MAX_OPTIONS",
+    "MAX_TITLE_CHARS",
+    "MAX_VALUE_CHARS",
     "TagCounts",
     "bound_page",
     "cap_attributes",
@@ -64,6 +68,7 @@ __all__ = [
     "cap_size",
     "nesting_depth",
     "squeeze_textless",
+    "strip_not_text",
     "strip_textless",
 ]
 
@@ -80,6 +85,7 @@ MAX_OPTIONS = 5000  # options in one <select>: 0.1 s
 # A tag with over MAX_ATTRIBUTES distinct attributes costs ~0.1 s per 8,000 of them (names of
 # three characters or more): only tags followed by this many bytes without a "<" are read.
 ATTRIBUTE_SCAN_BYTES = 32 << 10
+MAX_VALUE_CHARS = 1024  # attribute values are cut to this over the size cap
 # A page with a 2 KB stretch holding a "<" every DENSE_BYTES bytes or fewer is read for the
 # formatting bound (the bombs measured hold one every 4-9 bytes; 0.9% of corpus pages qualify).
 DENSE_BYTES = 12
@@ -117,12 +123,72 @@ def strip_textless(html: str) -> str:
     return "".join(kept)
 
 
+_SVG_TAG = re.compile(r"<(/?)svg(?=[\t\n\f\r />])[^>]*>", re.IGNORECASE | re.ASCII)
+_TITLE = re.compile(r"<title(?=[\t\n\f\r />])[^>]*>", re.IGNORECASE | re.ASCII)
+_TITLE_END = re.compile(r"</title[\t\n\f\r />]", re.IGNORECASE | re.ASCII)
+_LONG_VALUES = [
+    re.compile(rf"(={SPACE}*\"[^\"]{{{MAX_VALUE_CHARS}}})[^\"]+(?=\")"),
+    re.compile(rf"(={SPACE}*'[^']{{{MAX_VALUE_CHARS}}})[^']+(?=')"),
+    re.compile(rf"(={SPACE}*[^\t\n\f\r >\"'][^\t\n\f\r >]{{{MAX_VALUE_CHARS - 1}}})[^\t\n\f\r >]+"),
+]
+
+
+def _cut_elements(html: str, start: re.Pattern[str], end: re.Pattern[str], keep: int) -> str:
+    """``html`` with the content of each element ``start`` finds cut to ``keep`` characters
+    (its end, ``end``, kept; an unclosed one cut at the end of ``html``)."""
+    kept, pos = [], 0
+    while (found := start.search(html, pos)) is not None:
+        closing = end.search(html, found.end())
+        stop = len(html) if closing is None else closing.start()
+        kept.append(html[pos : min(found.end() + keep, stop)])
+        pos = stop
+    if not kept:
+        return html
+    kept.append(html[pos:])
+    return "".join(kept)
+
+
+def _empty_svg(html: str) -> str:
+    """``html`` with the content of its outermost ``<svg>`` elements dropped (their tags
+    kept; an unclosed one runs to the end)."""
+    kept, pos, depth = [], 0, 0
+    for tag in _SVG_TAG.finditer(html):
+        if not tag.group(1):
+            if not depth:
+                kept.append(html[pos : tag.end()])
+            depth += 1
+        elif depth:
+            depth -= 1
+            if not depth:
+                pos = tag.start()
+    if not kept:
+        return html
+    if not depth:
+        kept.append(html[pos:])
+    return "".join(kept)
+
+
+def strip_not_text(html: str) -> str:
+    """``html`` without what cannot be text beside comments, scripts and styles: the content
+    of ``<svg>`` elements (never shown as text by the extractor), attribute values past
+    ``MAX_VALUE_CHARS`` characters (a ``data:`` image, a 6 KB ``style``) and ``<title>`` texts
+    past ``MAX_TITLE_CHARS``."""
+    html = _empty_svg(html)
+    html = _cut_elements(html, _TITLE, _TITLE_END, MAX_TITLE_CHARS)
+    for pattern in _LONG_VALUES:
+        html = pattern.sub(r"\1", html)
+    return html
+
+
 def squeeze_textless(html: str, max_chars: int = 0) -> str:
-    """``html`` without comments, scripts and styles and, if that is still over ``max_chars``
-    characters, with each whitespace run cut to its first character too: the part of a page
-    that can become text, for the extractor's size cap (whitespace is kept when it fits, for
+    """The part of a page that can become text, for the extractor's size cap: ``html``
+    without comments, scripts and styles; if that is still over ``max_chars`` characters,
+    without what else cannot be text (``strip_not_text``); and if still over, with each
+    whitespace run cut to its first character too (whitespace is kept when it fits, for
     ``<pre>``; squeezing it costs 10 ms a megabyte)."""
     html = strip_textless(html)
+    if len(html) > max_chars:
+        html = strip_not_text(html)
     return html if len(html) <= max_chars else _WHITESPACE_RUN.sub(r"\1", html)
 
 
@@ -565,10 +631,10 @@ def cap_size(
 
     Text is encoded here as the parser would encode it (``errors="ignore"``: a lone surrogate
     has no UTF-8 form); ``utf8``, the UTF-8 form of ``text``, is used as it is. Past the
-    character cap, comments, scripts and styles are dropped first, then whitespace runs if
-    still over (``squeeze_textless``): a 6 MB inline script or comment before the article must
-    not push the article past the cap. Pages under the cap (nearly all) are parsed exactly as
-    they came."""
+    character cap, comments, scripts and styles are dropped first, then the rest of what cannot
+    be text, then whitespace runs if still over (``squeeze_textless``): a 6 MB inline script,
+    comment, SVG sprite, ``data:`` image or ``<title>`` before the article must not push the
+    article past the cap. Pages under the cap (nearly all) are parsed exactly as they came."""
     capped, cut = _cap_chars(text, max_chars)
     data = utf8 if utf8 is not None and capped is text else capped.encode("utf-8", "ignore")
     data, cut_nodes = (

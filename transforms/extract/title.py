@@ -8,6 +8,9 @@ is taken, in order of preference, from:
    or to the URL's host, else the longest part when split on " | ", " - ", " – ", " — ", " · ",
    " :: ", " » ";
 3. the first ``<h1>``.
+
+Each of them is read up to ``MAX_TITLE_CHARS`` characters: a headline is shorter, and a 5 MB
+``<title>`` must not become a 5 MB title.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode
 
+MAX_TITLE_CHARS = 1000
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(
@@ -27,7 +31,7 @@ _SEPARATORS = re.compile(
 
 
 def _clean(text: str | None) -> str:
-    return _SPACES.sub(" ", text or "").strip()
+    return _SPACES.sub(" ", (text or "").lstrip()[: 2 * MAX_TITLE_CHARS]).strip()[:MAX_TITLE_CHARS]
 
 
 def _words(text: str) -> list[str]:
