@@ -26,7 +26,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
-from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
+from transforms.clean_html import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
 from transforms.language import parse_languages
@@ -82,6 +82,8 @@ def _number(kind: type, low: float, *, low_included: bool, high: float = math.in
 _POSITIVE_INT = _number(int, 0, low_included=False)
 _NON_NEGATIVE_INT = _number(int, 0, low_included=True)
 _POSITIVE_SECONDS = _number(float, 0, low_included=False)
+# The cleaning process holds ~200 MB before its first page: a smaller cap could clean nothing.
+_MEMORY_MB = _number(int, 256, low_included=True)
 _RATIO = _number(float, 0, low_included=True, high=1.0)
 
 
@@ -183,6 +185,13 @@ class CleanHtmlOptions(PipelineOptions):
             default=DEFAULT_TIMEOUT_S,
             help="Under the process guard, a document that takes longer is rejected as timeout.",
         )
+        parser.add_argument(
+            "--extract_memory_mb",
+            type=_MEMORY_MB,
+            default=DEFAULT_MEMORY_MB,
+            help="Under the process guard, the cleaning process's memory cap: a document that "
+            "needs more is rejected as too_large.",
+        )
 
 
 def _output_paths(output: str) -> dict[str, str]:
@@ -224,6 +233,7 @@ def build_pipeline(
         max_decoded_bytes=options.max_decoded_bytes,
         guard=options.extract_guard,
         timeout_s=options.extract_timeout_s,
+        memory_mb=options.extract_memory_mb,
         extractor_factory=extractor_factory,
         output_format=options.format,
         markdown_links=options.markdown_links,
