@@ -212,3 +212,15 @@ def test_tag_counts_find_the_tags_before_long_stretches_without_a_tag():
     counts = TagCounts(page)
     assert counts.long_tags(32 << 10) == [page.index(b"<div"), page.rindex(b"<p>")]
     assert not TagCounts(b"<p>x</p>" * 10_000).long_tags(32 << 10)
+
+
+def test_self_closing_tags_in_svg_open_nothing_but_count_outside_it():
+    """A drawing of 12,000 ``<path/>`` is 3 levels deep (a corpus page holds 7,668 and was
+    flattened); ``<div/>`` opens a ``<div>``, and so does ``<path/>`` once an HTML element has
+    broken out of the ``<svg>``: both nest 12,000 deep."""
+    drawing = "<svg><g>" + "<path d='M0 0L1 1'/>" * 12_000 + "</g></svg>"
+    assert nesting_depth(drawing) == 2 and cap_nesting(drawing) == (drawing, False)
+    for html in ["<div/>" * 12_000, "<svg><p>" + "<path/>" * 12_000]:
+        assert nesting_depth(html) >= 12_000
+        flat, changed = cap_nesting(html)
+        assert changed and nesting_depth(flat) <= MAX_NESTING
