@@ -316,6 +316,13 @@ _LETTER = np.zeros(256, dtype=bool)
 _LETTER[list(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] = True
 
 
+def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Which ``keys`` are among ``sorted_keys`` (a few, sorted): a binary search each, where
+    ``np.isin`` sorts ``keys`` (a third of the walk's time on pages with 20,000 tags)."""
+    spots = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return sorted_keys[spots] == keys
+
+
 def _per_name_steps(keys: np.ndarray, close: np.ndarray) -> np.ndarray:
     """+1 for each opening tag, -1 for each closing tag while an element of its name is open
     (counting the opening and closing tags of that name so far), 0 for the closing tags the
@@ -384,7 +391,7 @@ def _nesting_walk(html: str | bytes) -> tuple[np.ndarray, int]:
         keys = keys.copy()
         keys[long_name] = _long_name_keys(padded, name[long_name])
     short = length <= _KEY_BYTES
-    counted = ~(short & np.isin(keys, _SKIPPED_KEYS))
+    counted = ~(short & _member(keys, _SKIPPED_KEYS))
     counted &= ~_foreign_self_closing(keys, short, close, padded[gt[end] - 1] == _SLASH)
     steps = _per_name_steps(keys[counted], close[counted])
     walk = np.cumsum(steps) if steps.size else empty
@@ -402,9 +409,9 @@ def _foreign_self_closing(
     if not np.any(self_closing):
         return self_closing
     index = np.arange(keys.size)
-    foreign = short & np.isin(keys, _FOREIGN_KEYS)
+    foreign = short & _member(keys, _FOREIGN_KEYS)
     opened = foreign & ~close & ~self_closing
-    leave = (foreign & close) | (short & np.isin(keys, _LEAVE_FOREIGN_KEYS)) | ~short
+    leave = (foreign & close) | (short & _member(keys, _LEAVE_FOREIGN_KEYS)) | ~short
     last_open = np.maximum.accumulate(np.where(opened, index, -1))
     last_leave = np.maximum.accumulate(np.where(leave, index, -1))
     return self_closing & (last_open > last_leave)
