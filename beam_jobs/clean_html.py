@@ -82,7 +82,7 @@ def _number(kind: type, low: float, *, low_included: bool, high: float = math.in
 _POSITIVE_INT = _number(int, 0, low_included=False)
 _NON_NEGATIVE_INT = _number(int, 0, low_included=True)
 _POSITIVE_SECONDS = _number(float, 0, low_included=False)
-# The cleaning process holds ~200 MB before its first page: a smaller cap could clean nothing.
+# The cleaning process holds 120-165 MB before any page: a smaller cap could clean nothing.
 _MEMORY_MB = _number(int, 256, low_included=True)
 _RATIO = _number(float, 0, low_included=True, high=1.0)
 

@@ -53,8 +53,8 @@ PROGRESS_EVERY_SECONDS = 10.0
 GUARDS = ("process", "none")
 # Far above the slowest page measured (a 5 MB one-line page: about a second), far below a hang.
 DEFAULT_TIMEOUT_S = 60.0
-# The cleaning process's memory cap: it holds ~200 MB before the first page, and the heaviest
-# pages within the job's caps took ~250 MB more (benchmarks/RESULTS.md).
+# The cleaning process's memory cap: it holds 120-165 MB, and extract() on the heaviest page of
+# the bomb probe peaks at 250 MB in a process of its own (benchmarks/RESULTS.md).
 DEFAULT_MEMORY_MB = 1024
 
 
