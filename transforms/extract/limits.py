@@ -14,8 +14,9 @@ exactly as they came, and looks for such markup at a cost of one pass of numpy o
   when the depth summed over the tags passes ``MAX_NESTING_WORK``.
 - **Formatting elements** opened again (``transforms.extract.rebuild``): 13 KB of open
   ``<b x=i>`` and paragraphs make 400 MB. Read on pages dense in tags (``DENSE_BYTES`` or
-  fewer bytes a "<" over 2 KB: such a page is, and 4% of real pages), whose formatting
-  elements are unwrapped when their copies could pass ``rebuild.MAX_REBUILT_BYTES``. Markup
+  fewer bytes a "<" over 2 KB: such a page is, and 0.5% of corpus pages; a page too short
+  to hold many tags is not measured), whose formatting elements are unwrapped when their
+  copies could pass ``rebuild.MAX_REBUILT_BYTES``. Markup
   spread thinner is left to the cleaning process's memory cap (``--extract_memory_mb``).
 - **Attributes** (``cap_attributes``). Lexbor checks each attribute of a tag against the
   tag's others: 100,000 distinct attributes on one element take 20-36 s. That many need tens
@@ -47,7 +48,12 @@ import re
 import numpy as np
 
 from transforms.extract.markup import ATTRIBUTE_BYTES, SPACE, START_TAG_BYTES, TAG_BODY
-from transforms.extract.rebuild import MAX_REBUILT_BYTES, rebuilt_bytes, unwrap_formatting
+from transforms.extract.rebuild import (
+    MAX_REBUILT_BYTES,
+    REBUILT_NODE_BYTES,
+    rebuilt_bytes,
+    unwrap_formatting,
+)
 from transforms.extract.title import MAX_TITLE_CHARS
 
 __all__ = [
@@ -87,11 +93,12 @@ MAX_OPTIONS = 5000  # options in one <select>: 0.1 s
 ATTRIBUTE_SCAN_BYTES = 32 << 10
 MAX_VALUE_CHARS = 1024  # attribute values are cut to this over the size cap
 # A page with a 2 KB stretch holding a "<" every DENSE_BYTES bytes or fewer is read for the
-# formatting bound (the bombs measured hold one every 4-9 bytes; 0.9% of corpus pages qualify).
-DENSE_BYTES = 12
+# formatting bound (the bombs measured hold one every 4-9 bytes; 8 of 1,678 corpus pages qualify).
+DENSE_BYTES = 10
 _CHUNK_WORDS = 255  # 8-byte words a chunk: a byte's sum over them cannot carry into the next
 _CHUNK_BYTES = 8 * _CHUNK_WORDS
 _LT, _GT, _SLASH = ord("<"), ord(">"), ord("/")
+_NO_CHUNKS = np.zeros(0, dtype=np.int64)
 
 # Markup that holds no element and no visible text: comments, scripts and styles (an unclosed
 # one runs to the end, as the parser reads it). Found start by start, each end by a search from
@@ -206,17 +213,26 @@ class TagCounts:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.is_lt = is_lt = np.frombuffer(data, dtype=np.uint8) == _LT
+        self._is_lt: np.ndarray | None = None
+        self._opening: int | None = None
+        if len(data) < _CHUNK_BYTES:  # shorter than a stretch: read it whole, it is cheap
+            self.chunks = _NO_CHUNKS
+            self.count = data.count(b"<")
+            self.dense = self.count > 0
+            return
+        is_lt = self.is_lt
         full = is_lt.size // _CHUNK_BYTES * _CHUNK_BYTES
         words = is_lt[:full].view(np.uint64).reshape(-1, _CHUNK_WORDS).sum(axis=1)
         self.chunks = words.view(np.uint8).reshape(-1, 8).sum(axis=1, dtype=np.int64)
-        tail = int(np.count_nonzero(is_lt[full:]))
-        self.count = int(self.chunks.sum()) + tail
-        self._opening: int | None = None
-        if self.chunks.size:
-            self.dense = bool(self.chunks.max() * DENSE_BYTES >= _CHUNK_BYTES)
-        else:  # shorter than a stretch: read it whole, it is cheap
-            self.dense = tail > 0
+        self.count = int(self.chunks.sum()) + int(np.count_nonzero(is_lt[full:]))
+        self.dense = bool(self.chunks.max() * DENSE_BYTES >= _CHUNK_BYTES)
+
+    @property
+    def is_lt(self) -> np.ndarray:
+        """Which bytes are "<"."""
+        if self._is_lt is None:
+            self._is_lt = np.frombuffer(self.data, dtype=np.uint8) == _LT
+        return self._is_lt
 
     def opening(self) -> int:
         """How many "<" are not followed by "/": a bound on the opening tags."""
@@ -543,7 +559,13 @@ def cap_formatting(
     ``max_bytes`` opening them again (``rebuild.rebuilt_bytes``; ``counts``: of its bytes), and
     whether they were. Read on ``dense`` pages only; measured again without comments, scripts
     and styles before anything is unwrapped, and unwrapped without them."""
-    if not counts.dense or rebuilt_bytes(counts.data, counts.is_lt) <= max_bytes:
+    if not counts.dense:
+        return html, False
+    # Each element opened again at most once a tag, none larger than the page and its own cost:
+    # a bound that spares short pages (all dense, being shorter than a stretch) the measuring.
+    if counts.count**2 * (REBUILT_NODE_BYTES + len(counts.data)) <= max_bytes:
+        return html, False
+    if rebuilt_bytes(counts.data, counts.is_lt) <= max_bytes:
         return html, False
     visible = strip_textless(html)
     if rebuilt_bytes(visible.encode("utf-8", "ignore")) <= max_bytes:
