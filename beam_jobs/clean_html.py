@@ -33,7 +33,7 @@ from beam_jobs.output import (
     interrupted,
     sigterm_as_interrupt,
 )
-from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
+from transforms.clean_html import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
 from transforms.language import check_languages, parse_languages
@@ -110,6 +110,8 @@ def _language_codes(text: str) -> str:
 _POSITIVE_INT = _number(int, 0, low_included=False)
 _NON_NEGATIVE_INT = _number(int, 0, low_included=True)
 _POSITIVE_SECONDS = _number(float, 0, low_included=False)
+# The cleaning process holds 120-165 MB before any page: a smaller cap could clean nothing.
+_MEMORY_MB = _number(int, 256, low_included=True)
 _RATIO = _number(float, 0, low_included=True, high=1.0)
 
 
@@ -224,6 +226,13 @@ class CleanHtmlOptions(PipelineOptions):
             default=DEFAULT_TIMEOUT_S,
             help="Under the process guard, a document that takes longer is rejected as timeout.",
         )
+        parser.add_argument(
+            "--extract_memory_mb",
+            type=_MEMORY_MB,
+            default=DEFAULT_MEMORY_MB,
+            help="Under the process guard, the cleaning process's memory cap: a document that "
+            "needs more is rejected as too_large.",
+        )
 
 
 def build_pipeline(
@@ -261,6 +270,7 @@ def build_pipeline(
         max_decoded_bytes=options.max_decoded_bytes,
         guard=options.extract_guard,
         timeout_s=options.extract_timeout_s,
+        memory_mb=options.extract_memory_mb,
         extractor_factory=extractor_factory,
         output_format=options.format,
         markdown_links=options.markdown_links,
