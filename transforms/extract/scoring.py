@@ -408,6 +408,8 @@ def headline_lead(headline: LexborNode) -> LexborNode | None:
         after = node.next
         while after is not None:
             if after.is_element_node:
+                if size(after) > LEAD_CHARS[1]:  # (no weight is under the length)
+                    return None  # a long block (the body's box): no lead before it
                 text = after.text(strip=True)
                 if text:
                     if _reads_as_lead(
