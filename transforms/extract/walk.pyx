@@ -899,3 +899,54 @@ def holds_prose(LexborNode root, const unsigned char[:] holders, double prose, d
                 return True
         node = _next_in(node, top)
     return False
+
+
+# --- ftfy's mojibake pattern, tried where it can match ----------------------------------------
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void *PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+
+DEF FIRST = 1
+DEF SECOND = 2
+DEF LONE = 4
+
+
+def mojibake_found(str text, const unsigned char[:] table, object search, Py_ssize_t before,
+                   Py_ssize_t longest) -> bool:
+    """Whether ``search`` (a pattern's ``search``) finds a match in ``text``, tried only around
+    the places a match must hold: a character flagged ``LONE`` in ``table`` (indexed by code
+    point, 0 past its end), or one flagged ``FIRST`` followed by one flagged ``SECOND``. Each
+    place ``p`` (the lone character, or the first of the two) is taken to lie at most
+    ``before`` characters into its match, and the match to end before ``p + longest``; the
+    windows ``[p - before, p + longest)`` are merged where they meet and searched once each.
+    ``repair.looks_like_mojibake`` builds the table from ftfy's classes and holds this to
+    ``ftfy.badness.is_bad``."""
+    cdef Py_ssize_t n = len(text), size = table.shape[0], i, place
+    cdef Py_ssize_t start = 0, end = -1
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef unsigned char flags, previous = 0
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c < 0x80:
+            previous = 0
+            continue
+        flags = table[c] if c < <Py_UCS4> size else 0
+        if flags & LONE:
+            place = i
+        elif previous & FIRST and flags & SECOND:
+            place = i - 1
+        else:
+            previous = flags
+            continue
+        previous = flags
+        if end >= 0 and place - before <= end:
+            end = place + longest
+            continue
+        if end >= 0 and search(text, start, min(end, n)) is not None:
+            return True
+        start, end = max(place - before, 0), place + longest
+    return end >= 0 and search(text, start, min(end, n)) is not None
