@@ -437,6 +437,82 @@ cdef bint _hidden(walk_node *node) noexcept:
     return False
 
 
+cdef int _ROLE = _name_index("role")
+cdef int _CLASS = _name_index("class")
+cdef int _ID = _name_index("id")
+cdef int _ITEMTYPE = _name_index("itemtype")
+
+
+cdef inline object _text_of(walk_attr *attr):
+    """The attribute's value as ``attribute_values`` gives it (``""`` for none); None for no
+    attribute."""
+    if attr == NULL:
+        return None
+    value = _value(attr)
+    return "" if value is None else value
+
+
+def boilerplate_pending(list nodes, const unsigned char[:] guarded, bint main, bint relaxed,
+                        roles, dialog_roles, hidden_style, comment_schema) -> tuple:
+    """``boilerplate.drop_boilerplate``'s first pass over its containers, in C (held equal to
+    the Python by ``tests/extract/test_walk.py``): ``(pending, dialogs)``, where ``pending``
+    lists ``(node, None)`` for a hidden element (unless ``relaxed``; ``hidden_style``
+    searches the style) or, in ``main`` mode, a guarded tag (``guarded[tag id]``) or one
+    whose role is in ``roles``, the ``mem_id`` of those of them whose role is in
+    ``dialog_roles`` going to ``dialogs``; and, in ``main`` mode, ``(node, "class id")`` for
+    an element with a class, an id or an itemtype, ``" comment"`` appended when its itemtype
+    (else its itemprop) is one ``comment_schema`` finds. The strings are made only for the
+    attributes a rule reads."""
+    cdef list pending = []
+    cdef set dialogs = set()
+    cdef LexborNode node
+    cdef walk_attr *attr
+    cdef walk_attr *found[8]
+    cdef int slots[8]
+    cdef int i
+    cdef size_t limit = guarded.shape[0]
+    cdef uintptr_t tag
+    cdef bint is_guarded, flagged
+    slots[:] = [_HIDDEN, _ARIA_HIDDEN, _STYLE, _ROLE, _CLASS, _ID, _ITEMTYPE, _ITEMPROP]
+    for node in nodes:
+        tag = node.node.local_name
+        is_guarded = main and tag < limit and guarded[tag]
+        if node.node.type != ELEMENT or (<walk_element *> node.node).first_attr == NULL:
+            if is_guarded:
+                pending.append((node, None))
+            continue
+        for i in range(8):
+            found[i] = NULL
+        attr = (<walk_element *> node.node).first_attr
+        while attr != NULL:
+            for i in range(8):
+                if found[i] == NULL and _is_named(attr, slots[i]):
+                    found[i] = attr
+                    break
+            attr = attr.next
+        role = _text_of(found[3])
+        flagged = False
+        if not relaxed:
+            flagged = found[0] != NULL or (
+                found[1] != NULL and _equals(found[1].value, "true", 4)
+            )
+            if not flagged and found[2] != NULL:
+                flagged = bool(hidden_style(_text_of(found[2])))
+        if not flagged and main:
+            flagged = is_guarded or role in roles
+        if flagged:
+            pending.append((node, None))
+            if main and role in dialog_roles:
+                dialogs.add(<size_t> node.node)
+        elif main and (found[4] != NULL or found[5] != NULL or found[6] != NULL):
+            name = f"{_text_of(found[4]) or ''} {_text_of(found[5]) or ''}"
+            schema = _text_of(found[6]) or _text_of(found[7])
+            if schema and comment_schema(schema):
+                name += " comment"
+            pending.append((node, name))
+    return pending, dialogs
+
+
 cdef inline LexborNode _wrap(walk_node *node, object parser):
     cdef LexborNode wrapped = LexborNode.__new__(LexborNode)
     wrapped.node = node
