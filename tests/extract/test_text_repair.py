@@ -98,7 +98,9 @@ def _branch_items(branch: list) -> list[tuple[set[int] | None, int, int]]:
         ):
             chars = set()
             for kind, value in arg:
-                chars |= {value} if kind is _constants.LITERAL else set(range(value[0], value[1] + 1))
+                chars |= (
+                    {value} if kind is _constants.LITERAL else set(range(value[0], value[1] + 1))
+                )
             items.append((chars, 1, 1))
         elif op is _constants.AT:
             items.append((None, 0, 0))
@@ -121,7 +123,7 @@ def test_every_match_of_ftfy_pattern_holds_a_place_looked_at() -> None:
     def all_flagged(chars: set[int] | None, flag: int) -> bool:
         return chars is not None and all(c < len(flags) and flags[c] & flag for c in chars)
 
-    (op, (_, branches)), = _parser.parse(BADNESS_RE.pattern, BADNESS_RE.flags)
+    ((op, (_, branches)),) = _parser.parse(BADNESS_RE.pattern, BADNESS_RE.flags)
     assert op is _constants.BRANCH and len(branches) > 30
     for branch in branches:
         items = _branch_items(branch)
