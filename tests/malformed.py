@@ -38,14 +38,17 @@ __all__ = [
     "ODD_OUTPUT_NAMES",
     "OUTPUT_OVERLAPS",
     "ROW",
+    "SCRIPT_HREFS",
     "SHOWN_NAMES",
     "SPECIAL_FILES",
+    "TEXT_SAFETY_CASES",
     "Expected",
     "build_corpus",
     "good_entries",
     "html_cases",
     "http_cases",
     "output_overlaps",
+    "raw_warc",
 ]
 
 ROW = "row"
@@ -713,6 +716,50 @@ CJK_CASES = {
 }
 
 
+# Text safe to render and clean to train on (issue 21): characters no reader wants, in an ASCII
+# title and paragraph too, the extractor's own marker characters, and links a Markdown renderer
+# would make live, however spelled. All are rows; what they hold is checked by the job tests.
+UNWANTED_IN_PAGE = (
+    "Donau\u00addampf Kraft\u200bfahr&#8203;zeug user\u202egnp.exe tag\U000e0041s "
+    "non\ufdefchar\U0010ffff a\ufdd1b&#xFDD2;c \u2066isolate\u2069 wave\u200d\U0001f44b"
+)
+SCRIPT_HREFS = (
+    "JavaScript:alert(1)",
+    "JAVASCRIPT:alert(1)",
+    "&#x4A;avascript:alert(1)",
+    "java&Tab;script:alert(1)",
+    "java&#10;script:alert(1)",
+    "&#1;javascript&colon;alert(1)",
+    "vbscript:msgbox(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "VBScript&#58;x",
+)
+TEXT_SAFETY_CASES = ("invisible-characters", "ascii-controls", "script-links", "unparsable-link")
+
+
+def _text_safety_pages() -> dict[str, bytes]:
+    items = "".join(
+        f'<li>Offer {i}: <a href="{href}">item {i}</a> today.</li>'
+        for i, href in enumerate(SCRIPT_HREFS)
+    )
+    links = (
+        "Nine script links in a list and a quote, as a crawl of spam pages would have them, "
+        f"among sentences long enough to be read as the article's prose.</p><ul>{items}</ul>"
+        f"<blockquote>Quoted <a href='{SCRIPT_HREFS[0]}'>link</a> and a <a href='relative/"
+        "page.html'>relative one</a>, in a quote with words enough to be prose.</blockquote><p>"
+    )
+    return {
+        "invisible-characters": page(f"Tit\u00adle {UNWANTED_IN_PAGE}", UNWANTED_IN_PAGE),
+        "ascii-controls": page(
+            "Bell\x07 title \x1b[31mred", "A bell\x07 and \x1b[1mbold\x1b[0m text."
+        ),
+        "script-links": page("Script links", links).replace(
+            "<head>", '<head><base href="https://base.example/root/">'
+        ),
+        "unparsable-link": page("Bad URL", "<a href='http://[::1/x'>broken</a> and more words."),
+    }
+
+
 def html_cases() -> dict[str, tuple[bytes, str, str]]:
     """Case name -> (body, Content-Type header, outcome)."""
     html_type = "text/html"
@@ -810,6 +857,7 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
             html_type,
             ROW,
         ),
+        **{name: (body.encode(), html_type, ROW) for name, body in _text_safety_pages().items()},
     }
 
 

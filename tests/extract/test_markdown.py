@@ -169,6 +169,7 @@ def test_blockquote_nested_and_line_breaks():
         "=====",
         "---",
         "*stars* and _under_ and snake_case_name and 2*3*4",
+        "__dunder__ and a__b and a form line ____ to fill",
         "[not](a link) and <b>not html</b> and `not code`",
         "AT&amp;T &amp;copy; and a back\\slash and ~~not struck~~",
     ],

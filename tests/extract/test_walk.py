@@ -23,17 +23,13 @@ from transforms.extract.layout import (
     _CELL,
     _KIND_OR_PRE,
     _LINE,
-    _PARA,
     BLANK,
     CELL,
     LINE,
     PRE,
     PRE_SPACE,
     PRE_TAB,
-    _insert_after,
-    _insert_before,
     _protect_pre,
-    _replace_with,
     layout,
 )
 from transforms.extract.prose import holds_prose, is_prose
@@ -278,19 +274,22 @@ def test_link_tree_records_what_css_and_tree_add_recorded(pages):
 
 def _marked_by_insertion(root: LexborNode) -> str:
     """The text of ``root`` marked as ``layout`` did it before the walk: a marker text node
-    inserted into the tree around each element that starts a block, a line or a cell."""
+    inserted into the tree around each element below ``root`` that starts a block, a line or a
+    cell (``root`` itself only when it is a ``<br>`` or a ``<pre>``)."""
     marked = [(n, k) for n in root.traverse() if (k := _KIND_OR_PRE.get(n.tag_id))]
     for node, kind in marked:
+        if node.mem_id == root.mem_id and kind not in (_BR, PRE):
+            continue
         if kind is _CELL:
-            _insert_before(node, kind)
+            node.insert_before(kind)
         elif kind is _BR:
-            _replace_with(node, _LINE)
+            node.replace_with(_LINE)
         elif kind is PRE:
             if node.parent is not None:
                 _protect_pre(node)
         else:
-            _insert_before(node, kind)
-            _insert_after(node, kind)
+            node.insert_before(kind)
+            node.insert_after(kind)
     return root.text(deep=True)
 
 
@@ -305,12 +304,14 @@ def test_layout_reads_as_the_markers_inserted_into_the_tree_read(pages):
             assert layout(new_root) == wanted, (page, index)
 
 
-def test_markers_of_the_root_go_around_it_in_the_tree():
-    tree = LexborHTMLParser("<body><div><p>one</p><p>two</p></div></body>")
-    first = tree.css_first("p")
-    assert layout(first) == "one"
-    first.decompose()
-    assert tree.body.text() == f"{_PARA.decode()}{_PARA.decode()}two"
+def test_layout_leaves_no_marker_in_the_tree():
+    """A root laid out, then set apart (a comment thread), leaves nothing in the tree for the
+    next rendering, or Markdown, to read."""
+    tree = LexborHTMLParser("<body><div><p>one</p><table><tr><td>a</td></tr></table></div></body>")
+    for root in (tree.css_first("p"), tree.css_first("td"), tree.css_first("div")):
+        layout(root)
+    tree.css_first("p").decompose()
+    assert tree.body.text() == "a"
 
 
 # The layout's rendering as str operations: what walk.render must give.

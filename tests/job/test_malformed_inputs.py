@@ -5,6 +5,7 @@ bad flags and odd output paths end with one clear line before any work, or with 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -30,7 +31,10 @@ from tests.malformed import (
     ROW,
     SHOWN_NAMES,
     SPECIAL_FILES,
+    TEXT_SAFETY_CASES,
     build_corpus,
+    html_cases,
+    raw_warc,
 )
 from transforms import reasons
 from transforms.write import SUMMARY_FILE
@@ -195,6 +199,69 @@ def test_pages_in_older_cjk_encodings_are_rows_in_their_script(corpus_run, case)
     text, charset = CJK_CASES[case]
     assert row["charset"] == charset
     assert text.split("。")[0].split(".")[0] in row["text"]
+
+
+# What no row may hold (``transforms.extract.characters``): controls but tab and newline,
+# soft hyphens, zero-width spaces, bidi embeddings/overrides/isolates, noncharacters (the
+# extractor's markers among them) and tag characters outside an emoji flag.
+UNWANTED = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u200b\u202a-\u202e\u2060\u2066-\u2069\ufdd0-\ufdef"
+    "\ufeff\ufffe\uffff\U000e0000-\U000e007f\U0010fffe\U0010ffff]"
+)
+
+
+def test_rows_hold_no_character_no_reader_wants(corpus_run):
+    """Soft hyphens and zero-width spaces inside words, bidi overrides, tag characters,
+    noncharacters, controls in ASCII lines and the page's own layout markers: none is in any
+    row's title, text or comments; what they were inside reads whole."""
+    _, _, rows, _, _ = corpus_run
+    for row in rows:
+        for column in ("title", "text", "comments"):
+            assert not UNWANTED.search(row[column]), (row["url"], column, row[column][:200])
+    by_url = {row["url"]: row for row in rows}
+    row = by_url["https://html.example/invisible-characters"]
+    for words in ("Donaudampf", "Kraftfahrzeug", "usergnp.exe", "tags", "nonchar", "abc"):
+        assert words in row["text"] and words in row["title"], words
+    assert "wave\u200d\U0001f44b" in row["text"]  # a joiner before an emoji stays
+    controls = by_url["https://html.example/ascii-controls"]
+    assert (controls["title"], controls["text"]) == ("Bell title red", "A bell and bold text.")
+
+
+def test_markdown_links_of_the_corpus_render_no_script(tmp_path):
+    """The text-safety pages of the corpus through the job with ``--format markdown
+    --markdown_links``: rows (an unparsable URL is no ``extract_error``), and no link a
+    CommonMark renderer writes has a scheme outside http, https, mailto and ftp."""
+    from markdown_it import MarkdownIt
+
+    cases = {name: case for name, case in html_cases().items() if name in TEXT_SAFETY_CASES}
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    (crawl / "safety.warc.gz").write_bytes(
+        raw_warc(
+            [
+                (
+                    f"https://html.example/{name}",
+                    http_response(body, headers=[("Content-Type", ct)]),
+                )
+                for name, (body, ct, _) in cases.items()
+            ]
+        )
+    )
+    rows, rejects, _ = run_job(
+        ["--input", str(crawl / "*"), "--output", str(tmp_path / "out"), "--format", "markdown"]
+        + ["--markdown_links", "--extract_guard", "none"]
+    )
+    assert not rejects and len(rows) == len(cases)
+    renderer = MarkdownIt("commonmark")
+    renderer.validateLink = lambda url: True  # judge the job's output, not the renderer's filter
+    hrefs = []
+    for row in rows:
+        for token in renderer.parse(row["text"]):
+            hrefs += [c.attrs["href"] for c in token.children or [] if c.type == "link_open"]
+    assert hrefs == ["https://base.example/root/relative/page.html"]
+    by_url = {row["url"]: row["text"] for row in rows}
+    assert all(f"item {i}" in by_url["https://html.example/script-links"] for i in range(9))
+    assert "broken and more words" in by_url["https://html.example/unparsable-link"]
 
 
 def test_files_matched_by_several_patterns_are_read_once(corpus_run):

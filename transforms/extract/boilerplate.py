@@ -31,7 +31,7 @@ from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
 from transforms.extract.comments import has_prose_outside, looks_like_thread
-from transforms.extract.layout import layout
+from transforms.extract.layout import drop_page_markers, layout
 from transforms.extract.names import classify_names, is_consent_name
 from transforms.extract.prose import holds_prose
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
@@ -261,7 +261,9 @@ def drop_boilerplate(
             name in comment_named and (node.parent is None or node.parent.mem_id not in comment_ids)
         )
     ]
-    root_size = before = size(root)
+    text = root.text(strip=True, skip_empty=True)  # size(root), its text kept for one look
+    root_size = before = len(text)
+    drop_page_markers(root, text)  # before any layout: a page's own would be read as layout
     if not candidates:
         return root_size, "", 0
     if len(candidates) > MAX_MEASURED:

@@ -17,8 +17,9 @@ work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 Modules: ``limits`` (the caps, applied before parsing), ``boilerplate`` (what is dropped),
 ``comments`` (comment threads set apart, ``Extracted.comments``), ``scoring`` (where the main
 content is), ``prose`` (text measures that mean the same in every script), ``layout`` (text with
-block structure), ``markdown`` (the same as Markdown), ``title`` (the headline), ``repair``
-(ftfy), ``tree`` (sizes, parent-chain memo, work caps).
+block structure), ``markdown`` (the same as Markdown; ``links``: its link targets), ``title`` (the
+headline), ``repair`` (ftfy, then ``characters``: which characters the output keeps), ``tree``
+(sizes, parent-chain memo, work caps).
 
 The second opinion (``Extractor._extract``): when the text dropped as hidden, furniture or
 boilerplate is more than ``SECOND_OPINION_DROPPED`` times the main text, the page is parsed
@@ -57,8 +58,10 @@ from transforms.extract.boilerplate import (
     drop_furniture,
     sort_elements,
 )
-from transforms.extract.layout import layout
+from transforms.extract.characters import strip_unwanted_in_node
+from transforms.extract.layout import drop_page_markers, layout
 from transforms.extract.limits import MAX_HTML_CHARS, MAX_NODES, bound_page
+from transforms.extract.links import document_base
 from transforms.extract.markdown import markdown, strip_title_line
 from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.repair import repair_text
@@ -105,11 +108,12 @@ class Extracted:
 
 def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
     """The headline is the title; do not repeat it as the first line of the text (in Markdown,
-    the first line read as plain text)."""
+    the first line read as plain text; cleaned as the title's sources are, ``title._clean``:
+    the text keeps what the policy removes until its repair)."""
     first, sep, rest = text.partition("\n")
     if output_format == "markdown":
         first = strip_title_line(first)
-    if title and first.strip() == title:
+    if title and " ".join(strip_unwanted_in_node(first).split()) == title:
         return rest.lstrip("\n")
     return text
 
@@ -179,12 +183,14 @@ class Extractor:
             return Extracted(title, "", truncated)
         trees = [tree]
         comments = ""
+        base = document_base(tree, url) if self.links else url  # what links resolve against
         try:
-            body_text, comments = self._extract(trees, source, h1s, url)
+            body_text, comments = self._extract(trees, source, h1s, base)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
                 node.decompose()
+            drop_page_markers(body)
             body_text = layout(body)
             truncated = True
         title = find_title(html_title, metas, h1s, url)
@@ -198,8 +204,8 @@ class Extractor:
         self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str], url: str | None
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
-        (collecting its first ``<h1>`` texts into ``h1s``); a re-parsed tree (of ``source``,
-        what was parsed) is appended to ``trees``."""
+        (collecting its first ``<h1>`` texts into ``h1s``), links resolved against ``url``; a
+        re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
         main = self.mode == "main"
         body = trees[-1].body
         elements = sort_elements(body)

@@ -4,8 +4,10 @@ The text stays in C: one compiled walk of the subtree (``walk.marked_text``) rea
 with marker characters where blocks, lines and cells start and end, then a few passes over
 the whole string (``walk.render``) collapse whitespace and turn the markers into line breaks.
 The markers are Unicode noncharacters (U+FDD0..U+FDD4), reserved for a program's internal
-use, so pages do not carry them; private-use characters, which icon fonts put into pages,
-would be taken for markers.
+use; private-use characters, which icon fonts put into pages, would be taken for markers. A
+page may carry them all the same (literally or as ``&#xFDD0;``): ``drop_page_markers`` takes
+them out of its text nodes before any layout (the character policy removes noncharacters
+anyway), so that they are not read as layout.
 
 - block elements (p, div, headings, lists, tables, ...) are separated by a blank line;
 - list items, table rows, ``<br>`` and ``<dt>/<dd>`` start a new line;
@@ -18,6 +20,7 @@ from __future__ import annotations
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
+from transforms.extract.tree import rewrite_text_nodes
 
 BLANK = "\ufdd0"  # a blank line, inside a block marker
 LINE = "\ufdd1"  # a line break
@@ -45,22 +48,8 @@ def _protect_pre(node: LexborNode) -> None:
     node.replace_with(PARA + text + PARA)
 
 
-def _specialization(method, arg_type: str):
-    """``method`` compiled for one argument type. selectolax's node-editing methods are Cython
-    fused functions: each call picks the specialization matching its argument's type, which
-    costs more than the edit itself (~240 ns a call against ~100 ns); picking it once here
-    halves the cost of inserting the markers. Falls back to ``method`` when it is not fused."""
-    try:
-        return method[arg_type]
-    except (TypeError, KeyError):
-        return method
-
-
-# The markers as UTF-8 bytes, the argument type the node-editing calls below are compiled for.
+# The markers as UTF-8 bytes, as the compiled walk writes them.
 _PARA, _LINE, _CELL = (marker.encode() for marker in (PARA, LINE, CELL))
-_insert_before = _specialization(LexborNode.insert_before, "bytes")
-_insert_after = _specialization(LexborNode.insert_after, "bytes")
-_replace_with = _specialization(LexborNode.replace_with, "bytes")
 
 _BR = b"br"
 PRE = b"pre"
@@ -89,22 +78,17 @@ def marked_text(root: LexborNode, has_pre: bool = True) -> str:
     (``walk.marked_text``) that leaves the subtree as it is: each block element's text
     between block markers, each line element's between line markers, a cell marker before
     each cell, a line marker for each ``<br>``, and each ``<pre>`` as its text with its
-    whitespace protected (``_protect_pre``). ``root``'s own markers go around it, into the
-    tree, as text nodes: they part it from what follows if it is later removed and the rest
-    read again. A ``<pre>`` root is replaced by its protected text, and its own text read as
-    it was. ``has_pre=False`` ignores ``<pre>``.
+    whitespace protected (``_protect_pre``). ``root`` itself is not marked: its markers would
+    be its siblings, outside its text, and would stay in the tree after it is set apart (a
+    comment thread), to be read by the next rendering of the page (and written out by
+    Markdown). A ``<pre>`` root is replaced by its protected text, and its own text read as
+    it was; a ``<br>`` root by a line marker. ``has_pre=False`` ignores ``<pre>``.
     """
     kind = (_KIND_OR_PRE if has_pre else _KIND).get(root.tag_id)
-    if kind is _CELL:
-        _insert_before(root, kind)
-    elif kind is _BR:
-        _replace_with(root, _LINE)
-    elif kind is PRE:
-        if root.parent is not None:
-            _protect_pre(root)
-    elif kind is not None:
-        _insert_before(root, kind)
-        _insert_after(root, kind)
+    if kind is _BR:
+        root.replace_with(_LINE)
+    elif kind is PRE and root.parent is not None:
+        _protect_pre(root)
     return walk.marked_text(root, _KIND_TABLE, _PRE if has_pre else 0, _PARA, _LINE, _CELL)
 
 
@@ -119,7 +103,22 @@ def marked_text(root: LexborNode, has_pre: bool = True) -> str:
 render = walk.render
 
 
+_MARKERS = (BLANK, LINE, CELL, PRE_SPACE, PRE_TAB)
+_NO_MARKERS = dict.fromkeys(map(ord, _MARKERS))
+
+
+def drop_page_markers(root: LexborNode, text: str | None = None) -> None:
+    """Remove the page's own marker characters from ``root``'s text nodes, if it has any;
+    ``text``, if given, is ``root``'s text, already read (the check is then five ``str``
+    searches, which stop at once in a text without characters past U+00FF)."""
+    if text is None:
+        text = root.text(deep=True)
+    if any(marker in text for marker in _MARKERS):
+        rewrite_text_nodes(root, lambda node_text: node_text.translate(_NO_MARKERS))
+
+
 def layout(root: LexborNode, has_pre: bool = True) -> str:
-    """The text of ``root`` with its block structure (``root``'s own markers are put around
-    it: see ``marked_text``)."""
+    """The text of ``root`` with its block structure. The page's own marker characters must be
+    gone from it (``drop_page_markers``): the extractor removes them from the whole body before
+    the first layout."""
     return render(marked_text(root, has_pre))

@@ -15,11 +15,12 @@ same text, with its structure written as Markdown instead of blank lines:
 - ``<pre>`` becomes a fenced code block with its text verbatim (the fence longer than any run
   of backticks inside); inline ``<code>`` a code span; ``<blockquote>`` lines starting with
   ``>``; ``<hr>`` a ``---`` line;
-- links are their text, or ``[text](url)`` with ``links=True`` (relative URLs resolved against
-  the page's URL).
+- links are their text, or ``[text](url)`` with ``links=True``: only links to http, https,
+  mailto, ftp and relative URLs, resolved against the page's base, written so that a renderer
+  reads the whole URL (``links``).
 
 Ordinary text is escaped where Markdown would read it as syntax: ``\\ ` * _ [ ] < ~`` anywhere
-(``_`` only at a word's edge, where it could start emphasis; ``&`` only before an entity), and
+(``_`` unless between two letters or digits, where it cannot start emphasis; ``&`` only before an entity), and
 at a line's start ``#``, ``>``, ``+``/``-`` list markers, ``1.`` list numbers and ``===`` /
 ``---`` lines. Whitespace is collapsed as in the text layout, so that with the syntax removed
 the words are those of ``format="text"``.
@@ -28,20 +29,36 @@ The text layout stays in C (markers and one ``text()`` call); Markdown needs to 
 piece of text, the list depth, the table cell and the quote it is in, so this is a Python walk
 of the subtree (recursive; it does not change the tree). A subtree deeper than Python's
 recursion limit raises ``RecursionError``, and the caller falls back to the text layout.
+
+The character policy (``characters``) is applied by the repair to the Markdown written, as to
+the text layout, where that is safe: a character inside a word or between words. One removed
+where the escaping depended on it (at a line's start, where a ``#`` would then head the line;
+after ``&``; beside a backtick or ``_``) is taken out of the text nodes instead, before the
+escaping, and the Markdown written again.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from urllib.parse import quote, urljoin
 
 from selectolax.lexbor import LexborNode, create_tag
 
+from transforms.extract.characters import (
+    removed_at,
+    right_to_left,
+    strip_unwanted_in_node,
+    suspect,
+)
 from transforms.extract.layout import BLOCK_TAGS, CELL_TAGS, LINE_TAGS
+from transforms.extract.links import link_target
+from transforms.extract.tree import rewrite_text_nodes
 
 __all__ = ["markdown", "strip_title_line"]
 
-_BREAK = "\ufdd1"  # a hard line break inside a paragraph (a noncharacter: see layout)
+# A hard line break inside a paragraph: NUL, which the parser never leaves in a text node, so
+# that no character of the page can be read as one.
+_BREAK = "\x00"
 
 
 def _ids(*tags: str) -> frozenset[int]:
@@ -79,13 +96,25 @@ _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
 # Elements that end a line: a link or code span holding one is laid out as its content.
 _BLOCK_IN_LINK = ", ".join(_names(BLOCK_TAGS) + _names(LINE_TAGS) + ["pre", "table", "br"])
 
-_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<!\w)_|_(?!\w)|&(?=#?\w*(?:;|$))")
+# ``_`` is escaped unless a letter or digit is on each side (``\w`` would count a neighbouring
+# ``_`` as a word character, and ``__a__`` would read as emphasis)
+_INLINE_ESCAPE = re.compile(r"[\\`*\[\]<~]|(?<![^\W_])_|_(?![^\W_])|&(?=#?\w*(?:;|$))")
 _LINE_START = re.compile(r"^(?:#{1,6}(?=\s|$)|>|[-+](?=\s|$)|(?==+\s*$)|(?=-+\s*$))")
 _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 _CLOSING_HASHES = re.compile(r"(\s)(#+)(\s*)$")
 _BACKTICKS = re.compile(r"`+")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HEADING_MARK = re.compile(r"^#{1,6}\s+")
+_JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ
+# What the Markdown escaping looks at around a character (see _removed_safely): a line's start
+# up to it holding only block markers (quote, list, heading) or the start of one, or a run of
+# "=" or "-" (a setext underline, a thematic break); an "&" escaped or not depending on what
+# follows it; the characters next to it (beside a space, the tidying of the whitespace and a
+# code block's verbatim whitespace differ).
+_LINE_PREFIX = re.compile(r"(?:[ >]|[-+*] |\d{1,9}[.)] |#{1,6} )*(?:#{1,6}|\d{1,9}[.)]?|[-+*>=]+)?")
+_REFERENCE_BEFORE = re.compile(r"&#?\w*")
+_UNSAFE_BEFORE = frozenset(" &`_|#")
+_UNSAFE_AFTER = frozenset(" `_|#\\")
 
 
 def _escape_inline(text: str) -> str:
@@ -93,10 +122,14 @@ def _escape_inline(text: str) -> str:
 
 
 def _escape_line_start(line: str) -> str:
-    """``line`` with a leading character that Markdown would take for a block marker escaped."""
+    """``line`` with a leading character that Markdown would take for a block marker escaped
+    (also after joiners: one alone in its text node is the repair's to keep or remove)."""
     if not line:
         return line
     first = line[0]
+    if first in _JOINERS:
+        rest = line.lstrip(_JOINERS)
+        return line[: len(line) - len(rest)] + _escape_line_start(rest)
     if first.isdigit():
         return _LIST_NUMBER.sub(r"\1\\\2", line, count=1)
     if first in "#>+-=" and _LINE_START.match(line):
@@ -240,21 +273,18 @@ class _Renderer:
 
     def pre(self, node: LexborNode) -> None:
         self.flush()
-        text = node.text(deep=True).replace("\r\n", "\n").strip("\n")
+        text = node.text(deep=True).replace("\r\n", "\n").replace("\r", "\n").strip("\n")
         if text.strip():
             self.blocks.append(_fence(text))
 
     def link(self, node: LexborNode) -> None:
-        href = (node.attributes.get("href") or "").strip()
-        if not href or href.startswith(("#", "javascript:")) or node.css_first(_BLOCK_IN_LINK):
+        target = link_target(node.attributes.get("href"), self.url)
+        if target is None or node.css_first(_BLOCK_IN_LINK):
             self.children(node)
             return
         text = _escape_inline(flat_text(node))
-        if not text:
-            return
-        target = urljoin(self.url, href) if self.url else href
-        target = quote(target, safe="/:?#[]@!$&'*+,;=%~")  # spaces and parentheses encoded
-        self.inline.append(f"[{text}]({target})")
+        if text:
+            self.inline.append(f"[{text}]({target})")
 
     def list(self, node: LexborNode, ordered: bool) -> None:
         self.flush()
@@ -351,11 +381,53 @@ def _row(cells: list[str]) -> str:
 
 
 def markdown(root: LexborNode, url: str | None = None, links: bool = False) -> str:
-    """The Markdown of ``root``'s subtree (``root`` included; the tree is not changed)."""
+    """The Markdown of ``root``'s subtree (``root`` included), its links resolved against
+    ``url`` (the page's base). The tree is not changed, unless a character the policy removes
+    sits where removing it from the Markdown would change what is read: then the text nodes
+    are rewritten without them and the Markdown written again."""
+    text = _markdown(root, url, links)
+    if suspect(text) and not _removed_safely(text):
+        raw = root.text(deep=True)
+        if rewrite_text_nodes(
+            root, functools.partial(strip_unwanted_in_node, rtl=right_to_left(raw))
+        ):
+            text = _markdown(root, url, links)
+    return text
+
+
+def _markdown(root: LexborNode, url: str | None, links: bool) -> str:
     renderer = _Renderer(url, links)
     renderer.node(root)
     renderer.flush()
     return "\n\n".join(block for block in renderer.blocks if block)
+
+
+def _removed_safely(text: str) -> bool:
+    """Whether the characters the policy removes from the Markdown ``text`` can be removed from
+    it as it is written (by the repair) with the same result as from the page: the escaping
+    around each run of them was decided with it there. Not where only block markers precede it
+    on its line (a quote's, a list item's, a heading's, or one begun: ``#``, ``1``, ``-``,
+    ``=``; removed, it would let a ``#`` head the line or leave an empty heading), not after
+    ``&`` and a word (a reference would be read), not beside a backtick, ``_``, ``|`` or a
+    space (code spans, emphasis, table cells, a code block's whitespace), not beside ``#``
+    (a heading's closing hashes), not before a backslash (escapes, hard breaks)."""
+    runs: list[list[int]] = []  # [start, end) of each run of removed characters
+    for i in removed_at(text):
+        if runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    for start, end in runs:
+        line_start = text.rfind("\n", 0, start) + 1
+        if _LINE_PREFIX.fullmatch(text, line_start, start):
+            return False
+        after = text[end] if end < len(text) else "\n"
+        if text[start - 1] in _UNSAFE_BEFORE or after in _UNSAFE_AFTER:
+            return False
+        ampersand = text.rfind("&", line_start, start)
+        if ampersand >= 0 and _REFERENCE_BEFORE.fullmatch(text, ampersand, start):
+            return False
+    return True
 
 
 def strip_title_line(line: str) -> str:

@@ -1,7 +1,10 @@
-"""Mojibake repair for extracted text, with ftfy set up to leave wanted content alone.
+"""Mojibake repair for extracted text, with ftfy set up to leave wanted content alone, then the
+character policy (``characters``): the last form of the title, the text and the comments.
 
 Run on extracted text only, not whole pages: ftfy is slow on large inputs. Plain ASCII text
-cannot hold mojibake and is returned untouched without calling ftfy.
+cannot hold mojibake and is returned without calling ftfy (less any control characters). The
+policy comes after the repair, which reads soft hyphens and C1 controls as bytes of mis-decoded
+UTF-8 ("Ã\xad" is "í") and may itself bring a character the policy removes.
 
 ftfy fixes text line by line and pays a fixed cost per line (some 15 us), which on extracted
 text (hundreds of short lines and blank lines per page) cost as much as the extraction itself.
@@ -13,6 +16,9 @@ ftfy's encoding fixer returns such a line unchanged. That pattern is only tried 
 neighbours from ftfy's classes (``_FIRST`` then ``_SECOND``) or one of ``_LONE``, within its
 first three characters, and is at most six long; a test checks this on the pattern's branches.
 The result is the same as calling ``ftfy.fix_text`` on the whole text; a test checks this.
+
+The search for the characters ftfy fixes is the policy's own (``characters.suspect``): a text
+free of both is found with one search.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from collections.abc import Iterator
 import ftfy
 from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
 
+from transforms.extract.characters import strip_unwanted, suspect
 from transforms.extract.walk import mojibake_found
 
 __all__ = ["REPAIR_CONFIG", "looks_like_mojibake", "repair_text"]
@@ -42,7 +49,8 @@ REPAIR_CONFIG = ftfy.TextFixerConfig(
 
 # Characters that one of ftfy's enabled character-level fixers would replace or remove: control
 # characters (remove_control_chars, remove_terminal_escapes), C1 controls (fix_c1_controls),
-# line breaks other than "\n" (fix_line_breaks) and lone surrogates (fix_surrogates).
+# line breaks other than "\n" (fix_line_breaks) and lone surrogates (fix_surrogates). All of
+# them are ``characters.suspect``s.
 _FIXABLE_CHARS = re.compile(
     "[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u2028\u2029\u206a-\u206f\ufeff\ufff9-\ufffc\ud800-\udfff]"
 )
@@ -113,10 +121,24 @@ def _segments(text: str) -> Iterator[str]:
 
 
 def repair_text(text: str) -> str:
-    """Repair mojibake such as "cafÃ©" -> "café" and normalize to NFC."""
-    if text.isascii() or _unchanged_by_ftfy(text):
+    """Repair mojibake such as "cafÃ©" -> "café", normalize to NFC and apply the character
+    policy (``characters.strip_unwanted``).
+
+    What the policy removes goes first, but for the soft hyphens and C1 controls that may be
+    bytes of mis-decoded UTF-8 (``for_repair``): a zero-width space inside a mojibake sequence
+    would keep ftfy from reading it, and ftfy's own removals would leave the spaces around
+    them. Those left go after the repair."""
+    if text.isascii():
+        return strip_unwanted(text)
+    if suspect(text):
+        text = strip_unwanted(text, checked=True, for_repair=True)
+        if _unchanged_by_ftfy(text):
+            return strip_unwanted(text) if "\xad" in text else text
+    elif unicodedata.is_normalized("NFC", text) and not looks_like_mojibake(text):
         return text
-    return "".join(
-        segment if _unchanged_by_ftfy(segment) else ftfy.fix_text(segment, REPAIR_CONFIG)
-        for segment in _segments(text)
+    return strip_unwanted(
+        "".join(
+            segment if _unchanged_by_ftfy(segment) else ftfy.fix_text(segment, REPAIR_CONFIG)
+            for segment in _segments(text)
+        )
     )

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
+from transforms.extract.characters import strip_unwanted_in_node
 
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
@@ -29,7 +30,9 @@ _SEPARATORS = re.compile(
 
 
 def _clean(text: str | None) -> str:
-    return _SPACES.sub(" ", text or "").strip()
+    """``text`` on one line, without the characters the policy removes (``characters``): the
+    headline is chosen among what the reader sees."""
+    return _SPACES.sub(" ", strip_unwanted_in_node(text or "")).strip()
 
 
 def _words(text: str) -> list[str]:

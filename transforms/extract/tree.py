@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from selectolax.lexbor import LexborNode
 
 from transforms.extract import walk
@@ -50,3 +52,16 @@ class Tree:
             if value and pid is not None:
                 sums[pid] = sums.get(pid, 0.0) + value
         return sums
+
+
+def rewrite_text_nodes(root: LexborNode, fix: Callable[[str], str]) -> bool:
+    """Replace each text node in ``root``'s subtree whose text ``fix`` changes by a text node of
+    ``fix``'s result; whether any was."""
+    changed = [
+        (node, new)
+        for node in root.traverse(include_text=True)
+        if node.is_text_node and (old := node.text_content) and (new := fix(old)) != old
+    ]
+    for node, new in changed:
+        node.replace_with(new)
+    return bool(changed)
