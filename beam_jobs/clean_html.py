@@ -16,9 +16,7 @@ import argparse
 import json
 import logging
 import math
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,8 +26,14 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
-from beam_jobs.output import OutputClaim, check_inputs_outside, check_output_path
-from transforms.clean_html import DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
+from beam_jobs.output import (
+    OutputClaim,
+    check_inputs_outside,
+    check_output_path,
+    interrupted,
+    sigterm_as_interrupt,
+)
+from transforms.clean_html import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
 from transforms.extract import FORMATS, Extractor
 from transforms.language import check_languages, parse_languages
@@ -106,6 +110,8 @@ def _language_codes(text: str) -> str:
 _POSITIVE_INT = _number(int, 0, low_included=False)
 _NON_NEGATIVE_INT = _number(int, 0, low_included=True)
 _POSITIVE_SECONDS = _number(float, 0, low_included=False)
+# The cleaning process holds 120-165 MB before any page: a smaller cap could clean nothing.
+_MEMORY_MB = _number(int, 256, low_included=True)
 _RATIO = _number(float, 0, low_included=True, high=1.0)
 
 
@@ -220,6 +226,13 @@ class CleanHtmlOptions(PipelineOptions):
             default=DEFAULT_TIMEOUT_S,
             help="Under the process guard, a document that takes longer is rejected as timeout.",
         )
+        parser.add_argument(
+            "--extract_memory_mb",
+            type=_MEMORY_MB,
+            default=DEFAULT_MEMORY_MB,
+            help="Under the process guard, the cleaning process's memory cap: a document that "
+            "needs more is rejected as too_large.",
+        )
 
 
 def build_pipeline(
@@ -257,6 +270,7 @@ def build_pipeline(
         max_decoded_bytes=options.max_decoded_bytes,
         guard=options.extract_guard,
         timeout_s=options.extract_timeout_s,
+        memory_mb=options.extract_memory_mb,
         extractor_factory=extractor_factory,
         output_format=options.format,
         markdown_links=options.markdown_links,
@@ -446,25 +460,10 @@ def run(
     return summary
 
 
-def _interrupt(signum, _frame) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
-def _interrupted(error: BaseException) -> bool:
-    """Ctrl-C or SIGTERM, as raised or as a runner wraps it (``RuntimeError: KeyboardInterrupt
-    [while running ...]``)."""
-    return isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt")
-
-
 def main() -> int:
-    if threading.current_thread() is not threading.main_thread():
-        return _main()
     # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with sigterm_as_interrupt():
         return _main()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _main() -> int:
@@ -491,7 +490,7 @@ def _main() -> int:
         print(f"clean_html: FAILED: {e}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, RuntimeError) as e:
-        if not _interrupted(e):
+        if not interrupted(e):
             raise
         print("clean_html: interrupted; this run's files were deleted", file=sys.stderr)
         return 130

@@ -12,7 +12,11 @@ document dropped, naming the one kept), with ``--write_corpus`` ``DEDUP/data/par
 
 Its own flags are parsed here; the rest are Beam's, with ``--config`` presets and the FnApiRunner
 default shared with the cleaning job (``beam_jobs.config``). Inputs that are not this job's
-Parquet and outputs that would overwrite the inputs stop it before any work, with one line.
+Parquet stop it before any work, with one line (exit 2). The output folder is held and cleared
+as the cleaning job's is (``beam_jobs.output``, with this job's shard folders): inputs inside
+it or reaching into it, files there it did not write, or another live run's lock stop it before
+any work (exit 2); it deletes only its own files, by name; a write that fails, or an output
+taken over meanwhile, ends it with one line (exit 1) and nothing of the run left behind.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import argparse
 import json
 import logging
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -32,7 +35,15 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
+from beam_jobs.output import (
+    OutputClaim,
+    check_inputs_outside,
+    check_output_path,
+    interrupted,
+    sigterm_as_interrupt,
+)
 from transforms.dedup import (
+    DEDUP_SHARDS,
     DUPLICATE_SCHEMA,
     FindDuplicates,
     InputError,
@@ -41,14 +52,14 @@ from transforms.dedup import (
     Summarize,
     WriteCorpus,
     WriteDedupSummary,
+    match_inputs,
     plan_inputs,
 )
-from transforms.paths import delete_literal, has_wildcards, is_local
-from transforms.write import SUMMARY_FILE, WriteParquetShards
+from transforms.write import OutputError, OutputLayout, Ownership, WriteParquetShards
 
 _LOG = logging.getLogger("dedup")
 
-__all__ = ["DEFAULT_ROUNDS", "build_pipeline", "format_summary", "parse_args", "run"]
+__all__ = ["DEFAULT_ROUNDS", "JobFailed", "build_pipeline", "format_summary", "parse_args", "run"]
 
 DEFAULT_ROUNDS = 6
 _DEFAULTS = MinHashParams()
@@ -66,6 +77,10 @@ def _bounded(kind: type, low: float, high: float):
 
     parse.__name__ = kind.__name__
     return parse
+
+
+class JobFailed(Exception):
+    """The run failed at the end (its output could not be written); the message is one line."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -140,43 +155,23 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     return own, rest
 
 
-def output_paths(output: str) -> dict[str, str]:
-    """What the job writes under ``output``, and so what it replaces there."""
-    base = output.rstrip("/")
-    return {
-        "duplicates": FileSystems.join(base, "duplicates"),
-        "data": FileSystems.join(base, "data"),
-        "summary": FileSystems.join(base, SUMMARY_FILE),
-    }
+def build_pipeline(
+    pipeline: beam.Pipeline,
+    own: argparse.Namespace,
+    plan,
+    *,
+    run_id: str | None = None,
+    ownership: Ownership | None = None,
+) -> None:
+    """Add the job's steps to ``pipeline``: read, find duplicates, write, summarise.
 
-
-def _inside(path: str, folder: str) -> bool:
-    if is_local(path) and is_local(folder):
-        path, folder = os.path.realpath(path), os.path.realpath(folder)
-    folder = folder.rstrip("/") + "/"
-    return path.startswith(folder) or path.rstrip("/") + "/" == folder
-
-
-def check_output(output: str, inputs: Sequence[str]) -> None:
-    """Refuse, before any work, an output the run could not write or that holds its inputs."""
-    if has_wildcards(output) and not is_local(output):
-        raise UsageError(f"--output {output!r}: [ ] ? * in a remote path are wildcards to Beam")
-    base = output.rstrip("/")
-    if is_local(base) and os.path.exists(base) and not os.path.isdir(base):
-        raise UsageError(f"--output {output!r} is an existing file, not a folder")
-    for path in inputs:
-        if _inside(path, base):
-            raise UsageError(
-                f"--output {output!r} holds the input {path}: the run would replace its own "
-                "input; write it elsewhere"
-            )
-
-
-def build_pipeline(pipeline: beam.Pipeline, own: argparse.Namespace, plan) -> None:
-    """Add the job's steps to ``pipeline``: read, find duplicates, write, summarise."""
+    ``run_id`` names the temporary files; with ``ownership``, nothing is put in place unless the
+    output is still this run's (see ``beam_jobs.output``).
+    """
     files, groups, schema = plan
     params = MinHashParams(own.bands, own.rows, own.threshold, own.hashes)
-    paths = output_paths(own.output)
+    layout = OutputLayout.of(own.output, DEDUP_SHARDS)
+    owned = {"run_id": run_id, "ownership": ownership}
     documents = (
         pipeline
         | "RowGroups" >> beam.Create(groups)
@@ -185,10 +180,12 @@ def build_pipeline(pipeline: beam.Pipeline, own: argparse.Namespace, plan) -> No
     finder = FindDuplicates(params, rounds=own.components_rounds)
     found = documents | "FindDuplicates" >> finder
     duplicate_files = found["rows"] | "WriteDuplicates" >> WriteParquetShards(
-        paths["duplicates"], DUPLICATE_SCHEMA
+        layout.folder("duplicates"), DUPLICATE_SCHEMA, **owned
     )
     if own.write_corpus:
-        corpus = found["dropped_ids"] | "WriteCorpus" >> WriteCorpus(groups, schema, paths["data"])
+        corpus = found["dropped_ids"] | "WriteCorpus" >> WriteCorpus(
+            groups, schema, layout.data, **owned
+        )
         corpus_files = corpus["files"]
         events = (found["events"], corpus["events"]) | "WithCorpusEvents" >> beam.Flatten()
     else:
@@ -209,7 +206,7 @@ def build_pipeline(pipeline: beam.Pipeline, own: argparse.Namespace, plan) -> No
         events
         | "Summarize" >> Summarize()
         | "WriteSummary"
-        >> WriteDedupSummary(paths["summary"], duplicate_files, corpus_files, extra)
+        >> WriteDedupSummary(layout.summary, duplicate_files, corpus_files, extra, **owned)
     )
 
 
@@ -232,31 +229,45 @@ def format_summary(summary: dict[str, Any], seconds: float | None = None) -> str
 
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the job and return its summary. ``UsageError``/``ConfigError``/``InputError`` before
-    any work for a bad command line, preset or input."""
+    any work for a bad command line, preset, input or output folder (``beam_jobs.output``);
+    ``JobFailed`` when the output could not be written or was taken over by another run."""
     argv = merge_config(argv if argv is not None else sys.argv[1:])
     own, rest = parse_args(argv)
-    plan = plan_inputs(own.input, one_schema=own.write_corpus)
-    check_output(own.output, plan[0])
-    paths = output_paths(own.output)
+    check_output_path(own.output)
+    matched = match_inputs(own.input)
+    check_inputs_outside(own.output, matched, (), DEDUP_SHARDS)
+    plan = plan_inputs(own.input, one_schema=own.write_corpus, matched=matched)
     options = PipelineOptions(rest)
     options.view_as(SetupOptions).save_main_session = False
     standard = options.view_as(StandardOptions)
     if standard.runner is None:
         standard.runner = "FnApiRunner"
-    delete_literal(paths.values())
-    _LOG.info("%d input files, %d row groups -> %s", len(plan[0]), len(plan[1]), own.output)
-    started = time.monotonic()
-    with beam.Pipeline(options=options) as pipeline:
-        build_pipeline(pipeline, own, plan)
-    seconds = time.monotonic() - started
-    with FileSystems.open(paths["summary"]) as f:
-        summary = json.loads(f.read().decode("utf-8"))
-    print(f"Output: {paths['duplicates']}/part-*.parquet and {paths['summary']}")
+    writing = ("duplicates", "data") if own.write_corpus else ("duplicates",)
+    try:
+        with OutputClaim(own.output, options, shards=DEDUP_SHARDS, writing=writing) as claim:
+            _LOG.info("%d input files, %d row groups -> %s", len(plan[0]), len(plan[1]), own.output)
+            started = time.monotonic()
+            with beam.Pipeline(options=options) as pipeline:
+                build_pipeline(pipeline, own, plan, run_id=claim.run_id, ownership=claim.ownership)
+            seconds = time.monotonic() - started
+            with FileSystems.open(claim.layout.summary) as f:
+                summary = json.loads(f.read().decode("utf-8"))
+            claim.finish(summary)
+    except OutputError as e:
+        raise JobFailed(str(e)) from None
+    layout = claim.layout
+    print(f"Output: {layout.folder('duplicates')}/part-*.parquet and {layout.summary}")
     print(format_summary(summary, seconds))
     return summary
 
 
 def main() -> int:
+    # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
+    with sigterm_as_interrupt():
+        return _main()
+
+
+def _main() -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
     )
@@ -276,6 +287,14 @@ def main() -> int:
     except ConfigError as e:
         print(f"dedup: bad --config: {e}", file=sys.stderr)
         return 2
+    except JobFailed as e:
+        print(f"dedup: FAILED: {e}", file=sys.stderr)
+        return 1
+    except (KeyboardInterrupt, RuntimeError) as e:
+        if not interrupted(e):
+            raise
+        print("dedup: interrupted; this run's files were deleted", file=sys.stderr)
+        return 130
     return 0
 
 

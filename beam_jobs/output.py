@@ -10,23 +10,31 @@ Before any work, each of these stops the job with one line (``UsageError``, exit
   match the output folder or anything the job writes in it: a folder given as input, ``DIR/``
   and ``**`` reach into every folder below;
 - ``OutputClaim.__enter__``: a folder that cannot be created or written (read-only, no space
-  for the lock), another live run's lock (``transforms.write.lock``), or files in ``data/`` or
-  ``rejects/`` that the job did not write.
+  for the lock), another live run's lock (``transforms.write.lock``), files in its shard
+  folders that the job did not write, or another job's summary.
+
+Each job names its shard folders (``shards``: the cleaning job's ``data/`` and ``rejects/`` by
+default, the dedup job's ``duplicates/`` and ``data/``); the rest is the same for both.
 
 Then the claim deletes the previous run's files, by name, and makes this run's temporary
 folders. When the pipeline fails, ``__exit__`` deletes what this run wrote (its temporary
 files, and, while the output is still its own, the shards it renamed into place), gives the
 lock back and turns an ``OutputError`` into the one line it carries. ``finish`` checks, after
-the pipeline, that the output is still this run's and holds no shard it did not write.
+the pipeline, that the output is still this run's and holds no shard it did not write. A job's
+``main`` runs under ``sigterm_as_interrupt``, so that SIGTERM (Airflow, Kubernetes, a timeout)
+gives the output back as Ctrl-C does; ``interrupted`` tells either from other errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from apache_beam.io.filesystem import FileSystem
 from apache_beam.io.filesystems import FileSystems
@@ -36,30 +44,41 @@ from transforms.paths import delete_files, has_wildcards, is_inside, is_local, r
 from transforms.records import valid_utf8
 from transforms.write.lock import OutputInUse, RunLock, lock_store, new_run_id
 from transforms.write.output import (
+    CLEANED_SHARDS,
     OutputError,
     OutputLayout,
     Ownership,
+    ShardFolder,
     output_error_in,
     run_files,
     shards_on_disk,
     survey,
 )
 
-__all__ = ["OutputClaim", "check_inputs_outside", "check_output_path"]
+__all__ = [
+    "OutputClaim",
+    "check_inputs_outside",
+    "check_output_path",
+    "interrupted",
+    "sigterm_as_interrupt",
+]
 
-_LOG = logging.getLogger("clean_html")
+_LOG = logging.getLogger(__name__)
 
-# Paths that stand for what the job writes in an output folder, to test input patterns on.
 _RUN = "0" * 32
-_WRITTEN = (
-    "_SUMMARY.json",
-    "_LOCK.json",
-    f"_SUMMARY.json.temp-{_RUN}",
-    "data/part-00000-of-00001.parquet",
-    "rejects/part-00000-of-00001.parquet",
-    f"data/.temp-{_RUN}/{_RUN}-00000.parquet",
-    f"rejects/.temp-{_RUN}/{_RUN}-00000.parquet",
-)
+
+
+def _written(shards: tuple[ShardFolder, ...]) -> tuple[str, ...]:
+    """Paths that stand for what the job writes in an output folder, to test input patterns on."""
+    top = ("_SUMMARY.json", "_LOCK.json", f"_SUMMARY.json.temp-{_RUN}")
+    return top + tuple(
+        path
+        for name in (shard.name for shard in shards)
+        for path in (
+            f"{name}/part-00000-of-00001.parquet",
+            f"{name}/.temp-{_RUN}/{_RUN}-00000.parquet",
+        )
+    )
 
 
 def check_output_path(output: str) -> None:
@@ -88,7 +107,7 @@ def _local_forms(path: str) -> set[str]:
     return {os.path.abspath(path), os.path.realpath(path)}
 
 
-def _reaches(pattern: str, output: str) -> str | None:
+def _reaches(pattern: str, output: str, written: tuple[str, ...]) -> str | None:
     """How ``pattern`` reaches into the job's output, or None when it does not."""
     local = is_local(pattern)
     if local != is_local(output):
@@ -110,9 +129,9 @@ def _reaches(pattern: str, output: str) -> str | None:
             continue
         matches = re.compile(FileSystem.translate_pattern(pattern)).match
         for out in outputs:
-            for written in _WRITTEN:
-                if matches(f"{out}/{written}"):
-                    return f"it would match {written}"
+            for path in written:
+                if matches(f"{out}/{path}"):
+                    return f"it would match {path}"
     return None
 
 
@@ -120,12 +139,14 @@ def check_inputs_outside(
     output: str,
     matched: Mapping[str, Iterable[str]],
     listed: Sequence[str],
+    shards: tuple[ShardFolder, ...] = CLEANED_SHARDS,
 ) -> None:
     """Refuse inputs that lie in the output folder or patterns that reach into it.
 
     ``matched`` maps each ``--input`` pattern to the files it matches now; ``listed`` is what
-    ``--input_list`` names.
+    ``--input_list`` names; ``shards`` are the job's shard folders.
     """
+    written = _written(shards)
     base = OutputLayout.of(output).base
     local = is_local(base)
     outputs = _local_forms(base) if local else {base}
@@ -143,7 +164,7 @@ def check_inputs_outside(
                     f"--input {pattern!r} matches {path}, inside --output {output!r}; "
                     "the output must not hold the inputs: choose another --output"
                 )
-        reached = _reaches(pattern, base)
+        reached = _reaches(pattern, base, written)
         if reached:
             raise UsageError(
                 f"--input {pattern!r} reaches into --output {output!r} ({reached}): "
@@ -159,11 +180,24 @@ def check_inputs_outside(
 
 
 class OutputClaim:
-    """The run's hold on its output folder (see the module docstring)."""
+    """The run's hold on its output folder (see the module docstring).
 
-    def __init__(self, output: str, options=None, run_id: str | None = None):
+    ``shards`` are the job's shard folders; ``writing``, the names of those this run writes
+    (all by default): the others are only cleared of the previous run's shards.
+    """
+
+    def __init__(
+        self,
+        output: str,
+        options=None,
+        run_id: str | None = None,
+        *,
+        shards: tuple[ShardFolder, ...] = CLEANED_SHARDS,
+        writing: Sequence[str] | None = None,
+    ):
         self.output = output
-        self.layout = OutputLayout.of(output)
+        self.layout = OutputLayout.of(output, shards)
+        self.writing = tuple(self.layout.names if writing is None else writing)
         self.run_id = run_id or new_run_id()
         self.ownership = Ownership(self.layout.lock, self.run_id)
         self._options = options
@@ -203,8 +237,12 @@ class OutputClaim:
             if found.previous:
                 _LOG.info("deleting %d files of a previous run", len(found.previous))
             found.clear()
-            if is_local(layout.base):  # also proves that data/ and rejects/ can be written
-                for folder in layout.folders:
+            for name in layout.names:
+                folder = layout.folder(name)
+                if name not in self.writing and any(is_inside(p, folder) for p in found.previous):
+                    remove_empty_folder(folder)  # the previous run's, now empty
+                elif is_local(layout.base) and name in self.writing:
+                    # also proves that the shard folders can be written
                     os.makedirs(layout.temp_folder(folder, self.run_id))
         except OSError as e:
             raise self._refuse(f"cannot be written: {e.strerror or e}") from None
@@ -223,7 +261,7 @@ class OutputClaim:
             holder = self._lock.holder()
             other = "another run" if holder is None else holder.describe()
             raise OutputError(f"the output was taken over by {other} while this run was writing")
-        written = set(summary["output"]["data"]) | set(summary["output"]["rejects"])
+        written = {path for name in self.layout.names for path in summary["output"][name]}
         on_disk = shards_on_disk(self.layout)
         strays = sorted(path for path in on_disk if valid_utf8(path) not in written)
         if strays:
@@ -257,3 +295,27 @@ class OutputClaim:
                 remove_empty_folder(folder)
         except Exception as e:  # the run's own error is the one to report
             _LOG.warning("could not delete this run's files in %s: %s", self.layout.base, e)
+
+
+def _interrupt(signum, _frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within it, SIGTERM raises ``KeyboardInterrupt``: the run deletes its files and its lock
+    on its way out. Signals can only be handled on the main thread; elsewhere it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted(error: BaseException) -> bool:
+    """Ctrl-C or SIGTERM, as raised or as a runner wraps it (``RuntimeError: KeyboardInterrupt
+    [while running ...]``)."""
+    return isinstance(error, KeyboardInterrupt) or str(error).startswith("KeyboardInterrupt")

@@ -25,6 +25,7 @@ from pathlib import Path
 import zstandard
 from fastwarc.stream_io import Lz4Writer
 
+from tests.bombs import ARTICLE, bomb_page, thin_reopening
 from tests.builders import WarcEntry, http_response, page, raw_response_record, write_warc
 from transforms import reasons
 
@@ -35,6 +36,7 @@ __all__ = [
     "DANGLING_LINK",
     "FOREIGN_FILES",
     "HELP_MUST_LIST",
+    "MEMORY_CAP_MB",
     "ODD_OUTPUT_NAMES",
     "OUTPUT_OVERLAPS",
     "ROW",
@@ -53,6 +55,9 @@ __all__ = [
 
 ROW = "row"
 MIB = 1 << 20
+# The cleaning process's memory cap the job is given over this corpus (MB): low, so that the
+# page built to pass it does so in a second.
+MEMORY_CAP_MB = 512
 
 
 @dataclass
@@ -858,6 +863,55 @@ def html_cases() -> dict[str, tuple[bytes, str, str]]:
             ROW,
         ),
         **{name: (body.encode(), html_type, ROW) for name, body in _text_safety_pages().items()},
+        # Pages built to take the parser's memory or time (tests/bombs.py): bounded before
+        # parsing, they are rows in a fraction of a second.
+        "formatting-elements-opened-again": (
+            bomb_page("<p>" + "".join(f"<b x={i}>" for i in range(1000)) + "<p>x" * 1000),
+            html_type,
+            ROW,
+        ),
+        "anchor-with-100kb-href-opened-again": (
+            bomb_page("<p><a href='/" + "x" * 100_000 + "'>link" + "<p>x" * 10_000),
+            html_type,
+            ROW,
+        ),
+        "100000-attributes-on-one-element": (
+            bomb_page("<div " + " ".join(f"a{i}=1" for i in range(100_000)) + ">x</div>"),
+            html_type,
+            ROW,
+        ),
+        "90000-div-with-stray-span-end-tag": (bomb_page("<div></span>" * 90_000), html_type, ROW),
+        "select-with-100000-options": (
+            bomb_page("<select>" + "<option>x" * 100_000 + "</select>"),
+            html_type,
+            ROW,
+        ),
+        "title-5mb": (bomb_page("", title="Bees " * 1_000_000), html_type, ROW),
+        "data-image-6mb-before-the-text": (
+            bomb_page("<img src='data:image/png;base64," + "iVBORw0K" * 750_000 + "'>"),
+            html_type,
+            ROW,
+        ),
+        "svg-sprite-6mb-before-the-text": (
+            bomb_page(
+                "<svg style='display:none'>"
+                + ("<symbol id='s'><path d='" + "M1,1L2,2" * 1000 + "'/></symbol>") * 800
+                + "</svg>"
+            ),
+            html_type,
+            ROW,
+        ),
+        "article-in-a-declarative-shadow-root": (
+            bomb_page("").replace(
+                ARTICLE.encode(),
+                f"<x-app><template shadowrootmode='open'>{ARTICLE}</template></x-app>".encode(),
+            ),
+            html_type,
+            ROW,
+        ),
+        # Too thin in tags for the bound: the cleaning process's memory cap stops it
+        # (MEMORY_CAP_MB, which the job is given over this corpus).
+        "formatting-elements-spread-thin": (thin_reopening(), html_type, reasons.TOO_LARGE),
     }
 
 
@@ -919,6 +973,10 @@ BAD_FLAGS: dict[str, tuple[list[str], str]] = {
     ),
     "zero-timeout": (["--extract_timeout_s", "0"], "--extract_timeout_s: '0' is out of range"),
     "nan-timeout": (["--extract_timeout_s", "nan"], "--extract_timeout_s: 'nan' is out of range"),
+    "memory-cap-under-the-process-itself": (
+        ["--extract_memory_mb", "100"],
+        "--extract_memory_mb: '100' is out of range",
+    ),
     "negative-split": (
         ["--split_archive_bytes", "-5"],
         "--split_archive_bytes: '-5' is out of range",
@@ -954,6 +1012,7 @@ HELP_MUST_LIST = (
     "--max_reject_ratio",
     "--extract_guard",
     "--extract_timeout_s",
+    "--extract_memory_mb",
     "--input_list",
     "--input_prefix",
     "--format",

@@ -19,7 +19,7 @@ LANGUAGE = "language"
 REJECT_REASONS: dict[str, str] = {
     HTTP_STATUS: "the HTTP status is not 2xx",
     NOT_HTML: "the content is not HTML or XHTML (by header, or by sniffing when the header is missing or generic)",
-    TOO_LARGE: "the record or its decompressed body is over the size cap",
+    TOO_LARGE: "the record or its decompressed body is over the size cap, or cleaning it needs more memory than `--extract_memory_mb`",
     HEADER_TOO_LARGE: "a WARC record whose header is over the reader's 32 KiB limit (a huge WARC-Target-URI, say); the records around it are read",
     BAD_HTTP: "a response record whose HTTP head cannot be parsed (no status line, broken chunking)",
     BAD_ENCODING: "a Content-Encoding that is unknown or whose body cannot be decompressed",

@@ -9,8 +9,12 @@ import pytest
 
 from tests.builders import http_response, page
 from tests.fake_extractors import (
+    BOMB_MARKER,
     CRASH_MARKER,
+    GREEDY_MARKER,
     HANG_MARKER,
+    OUT_OF_MEMORY_EXIT,
+    OUT_OF_MEMORY_MARKER,
     RAISE_MARKER,
     SLOW_MARKER,
     SLOW_SECONDS,
@@ -18,6 +22,7 @@ from tests.fake_extractors import (
 )
 from transforms import reasons
 from transforms.clean_html import build_cleaner
+from transforms.clean_html import guard as guard_module
 from transforms.clean_html.guard import GuardedCleaner
 from transforms.clean_html.pipe import PIPE_BYTES
 from transforms.records import ArchiveRecord
@@ -167,3 +172,33 @@ def test_payloads_that_miss_the_ring_travel_in_the_pipe_and_come_out_the_same():
     assert outcomes[6][0] == "reject" and "SIGSEGV" in outcomes[6][1]["detail"]
     assert outcomes[:6] + outcomes[7:] == [inline(r) for r in records[:6] + records[7:]]
     assert guard.restarts == 1
+
+
+def test_a_page_past_the_memory_cap_is_too_large_and_the_child_is_replaced():
+    """A parse that runs Lexbor out of memory and a page that runs Python out of it are
+    ``too_large`` under a 512 MB cap, in seconds; the pages after them come out as in-process."""
+    assert OUT_OF_MEMORY_EXIT == guard_module._OUT_OF_MEMORY_EXIT
+    markers = {1: BOMB_MARKER, 4: GREEDY_MARKER, 6: OUT_OF_MEMORY_MARKER}
+    records = _records(markers, 8)
+    inline = build_cleaner()
+    guard = GuardedCleaner(MAKE_CLEANER, timeout_s=60, batch=3, memory_bytes=512 << 20)
+    try:
+        outcomes = _guarded_outcomes(guard, records)
+    finally:
+        guard.close()
+    for index, (record, (kind, value)) in enumerate(zip(records, outcomes, strict=True)):
+        if index in markers:
+            assert kind == "reject" and value["reason"] == reasons.TOO_LARGE, value
+            assert "512 MB memory cap" in value["detail"] or "MemoryError" in value["detail"]
+        else:
+            assert (kind, value) == inline(record)
+    assert guard.restarts == 3
+
+
+def test_without_a_memory_cap_the_child_keeps_going():
+    guard = GuardedCleaner(MAKE_CLEANER, timeout_s=60)
+    try:
+        outcomes = _guarded_outcomes(guard, _records({}, 3))
+    finally:
+        guard.close()
+    assert [kind for kind, _ in outcomes] == ["row"] * 3 and guard.restarts == 0

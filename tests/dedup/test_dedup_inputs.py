@@ -81,7 +81,7 @@ def test_a_file_cut_short_or_not_parquet(monkeypatch, capsys, good, tmp_path):
 
 def test_an_output_holding_the_inputs(monkeypatch, capsys, good):
     err = refused(monkeypatch, capsys, "--input", str(good), "--output", str(good.parent))
-    assert "holds the input" in err
+    assert "the output must not hold the inputs" in err
     assert all(p.suffix == ".parquet" for p in good.iterdir())  # nothing deleted
 
 

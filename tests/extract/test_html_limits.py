@@ -74,14 +74,30 @@ def test_deep_nesting_next_to_a_script_is_flattened_and_the_script_does_not_swal
 
 
 def _depth_by_regex(html: str) -> int:
-    """A plain reference: ``_TAG``'s matches, skipped names left out, walked in Python."""
-    from transforms.extract.limits import _NOT_COUNTED, _TAG
+    """A plain reference: ``_TAG``'s matches, skipped names left out, walked in Python; a
+    closing tag closes a level only while an element of its name is open."""
+    from transforms.extract.limits import _LEAVE_FOREIGN, _NOT_COUNTED, _TAG
 
     depth = deepest = 0
+    open_by_name: dict[str, int] = {}
+    in_foreign = False  # inside <svg> or <math>, where a self-closing tag opens nothing
     for match in _TAG.finditer(html):
-        if match.group(2).lower() in _NOT_COUNTED:
+        name = match.group(2).lower()
+        self_closing = match.group(0).endswith("/>")
+        if name in ("svg", "math"):
+            in_foreign = (not match.group(1) and not self_closing) or (
+                in_foreign and not match.group(1)
+            )
+        elif name in _LEAVE_FOREIGN or len(name) > 8:
+            in_foreign = False
+        if name in _NOT_COUNTED or (self_closing and in_foreign):
             continue
-        depth = max(depth - 1, 0) if match.group(1) else depth + 1
+        if not match.group(1):
+            open_by_name[name] = open_by_name.get(name, 0) + 1
+            depth += 1
+        elif open_by_name.get(name):
+            open_by_name[name] -= 1
+            depth -= 1
         deepest = max(deepest, depth)
     return deepest
 
@@ -91,7 +107,9 @@ def test_nesting_depth_finds_the_tags_a_regex_finds_in_any_tag_soup():
 
     rng = random.Random(7)
     names = ["div", "DIV", "p", "P", "pa", "li", "link", "LINK", "br", "br-x", "a", "x1",
-             "tbody", "td", "colgroup", "colgroupx", "Optgroup", "lınk", "ß", "1a", ""]  # fmt: skip
+             "tbody", "td", "colgroup", "colgroupx", "Optgroup", "lınk", "ß", "1a", "",
+             "custom-element", "Custom-Elemenx", "custom-element2", "x-" + "y" * 70,
+             "svg", "SVG", "math", "path", "desc", "foreignObject", "b"]  # fmt: skip
     for _ in range(3000):
         parts = []
         for _ in range(rng.randint(0, 30)):

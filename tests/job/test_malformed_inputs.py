@@ -27,6 +27,7 @@ from tests.malformed import (
     CORPUS_PATTERNS,
     DANGLING_LINK,
     HELP_MUST_LIST,
+    MEMORY_CAP_MB,
     ODD_OUTPUT_NAMES,
     ROW,
     SHOWN_NAMES,
@@ -49,6 +50,7 @@ def corpus_run(tmp_path_factory):
     inputs = [arg for pattern in CORPUS_PATTERNS for arg in ("--input", str(root / "in" / pattern))]
     rows, rejects, summary = run_job(
         [*inputs, "--output", str(root / "out"), "--max_reject_ratio", "1"]
+        + ["--extract_memory_mb", str(MEMORY_CAP_MB)]
     )
     return root / "in", expected, rows, rejects, summary
 
@@ -166,7 +168,8 @@ def test_corpus_totals(corpus_run):
     known = sum(e.documents for e in expected.values() if e.documents is not None)
     assert summary["documents"] >= known
     by_reason = Counter(rej["reason"] for rej in rejects)
-    assert by_reason[reasons.TOO_LARGE] == 4  # the three bombs and the 50 MB page
+    # the three bombs, the 50 MB page and the page past the memory cap
+    assert by_reason[reasons.TOO_LARGE] == 5
     truncated = {row["url"] for row in rows if row["truncated"]}
     assert {"https://cutbody.example/2", "b.html"} <= truncated
     assert not by_reason[reasons.TIMEOUT] and not by_reason[reasons.EXTRACT_ERROR]

@@ -72,7 +72,7 @@ def clean_record(
     except Reject as r:
         return "reject", reject_row(record, r.reason, r.detail)
     except Exception as e:  # a decoding bug must cost this document, not the job
-        return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", _failure(record, e)
     try:
         # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
         # the parser would otherwise encode the decoded text back to those bytes.
@@ -80,7 +80,7 @@ def clean_record(
         text = extracted.text
         found = language.identify(extracted.title, text) if text.strip() else None
     except Exception as e:
-        return "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        return "reject", _failure(record, e)
     if found is None:
         return "reject", reject_row(record, reasons.NO_TEXT, f"{decoded.html_bytes} bytes of HTML")
     detail = language_reject(found, languages, min_language_score)
@@ -98,6 +98,13 @@ def clean_record(
         comments=getattr(extracted, "comments", "") or "",
         quality_signals=quality_signals,
     )
+
+
+def _failure(record: ArchiveRecord, error: Exception) -> dict[str, Any]:
+    """The reject for a document whose cleaning raised ``error``: ``too_large`` when memory ran
+    out (the crash guard caps it), else ``extract_error``."""
+    reason = reasons.TOO_LARGE if isinstance(error, MemoryError) else reasons.EXTRACT_ERROR
+    return reject_row(record, reason, f"{type(error).__name__}: {error}")
 
 
 def build_cleaner(

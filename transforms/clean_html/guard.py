@@ -8,8 +8,9 @@ per worker and talks to it over a pipe:
 
 - a document that makes the child die becomes an ``extract_error`` reject naming the signal;
 - a document that takes longer than ``timeout_s`` becomes a ``timeout`` reject;
+- a document whose cleaning needs more than ``memory_bytes`` becomes a ``too_large`` reject;
 
-and in both cases the child is killed and a fresh one started for the rest. Children come from
+and in each case the child is killed and a fresh one started for the rest. Children come from
 a ``forkserver``: Beam workers run gRPC threads, which a plain ``fork`` of the worker does not
 survive safely, and ``spawn`` would re-import everything on each restart; the fork server is a
 clean single-threaded process that has imported the cleaning code once, so a restart is a cheap
@@ -31,6 +32,14 @@ without an outcome (those after it, and those before it whose outcomes died with
 unsent) goes to the new child again, the reject keeping its place in the order. The time limit
 runs from the moment the child took the record; for a record not taken yet, from when it was
 sent or when the child took the one before, whichever is later.
+
+The memory cap is the child's ``RLIMIT_DATA`` (its heap and private mappings: what a page's
+parse grows; the libraries it maps are not counted): an allocation past it fails, as a
+``MemoryError`` in Python and as an error from Lexbor, which then leaves what it had taken
+allocated. So a child whose peak resident memory passed half the cap during a page is replaced
+after it (``_REPLACE_EXIT``: it has sent every outcome it had, nothing is blamed), and that
+page, if cleaning it failed, is a ``too_large`` reject; a ``MemoryError`` anywhere else in the
+child ends it at once (``_OUT_OF_MEMORY_EXIT``), blamed like a crash.
 
 The parent writes without blocking and reads outcomes while a batch is still going into the
 pipe, so a child blocked on a full outcome pipe can never wait for a parent blocked on a full
@@ -75,6 +84,12 @@ from transforms.rows import reject_row
 __all__ = ["GuardedCleaner"]
 
 _STOP = None
+# Exit codes of a child that ends itself: it ran out of memory, or asks to be replaced.
+_OUT_OF_MEMORY_EXIT = 86
+_REPLACE_EXIT = 87
+# How often the parent looks at the child's memory while it waits for it: a page that grows
+# memory at 500 MB/s passes the cap by 25 MB at most.
+_MEMORY_POLL_S = 0.05
 _KILL_WAIT_S = 5.0
 _DEATH_WAIT_S = 1.0
 # Records per write: enough that the pipe's system calls and wake-ups are paid once for many
@@ -91,16 +106,39 @@ def _serve(
     region: SharedRegion,
     make_cleaner: Callable[[], Cleaner],
     flush_every: int,
+    memory_bytes: int | None = None,
 ) -> None:
     """The child's loop: build the cleaner once, then clean records until told to stop, and
     send the outcomes it has whenever the next record is not there yet or ``flush_every``
-    are waiting."""
+    are waiting. Under a ``memory_bytes`` cap, see the module's docstring."""
     # A crash here is expected now and then and is reported as a reject: no core dump (slow to
     # write, and large).
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     clean = make_cleaner()
     hold_heap()  # see transforms.memory: no page faults for each page's memory
-    records = RecordReader(inbox, region)
+    if memory_bytes:
+        # A backstop for the parent's watch, should it look away: the data segment may grow
+        # by the cap and no more (it holds mappings made before the first page, whose size
+        # depends on what the fork server imported).
+        data = _data_bytes()
+        if data is not None:
+            resource.setrlimit(resource.RLIMIT_DATA, (data + memory_bytes, data + memory_bytes))
+    try:
+        _clean_records(
+            RecordReader(inbox, region), outbox, region, clean, flush_every, memory_bytes
+        )
+    except MemoryError:  # past the cap outside a page's cleaning: blamed on the one taken last
+        os._exit(_OUT_OF_MEMORY_EXIT)
+
+
+def _clean_records(
+    records: RecordReader,
+    outbox: Connection,
+    region: SharedRegion,
+    clean: Cleaner,
+    flush_every: int,
+    memory_bytes: int | None,
+) -> None:
     done: list[tuple[str, dict[str, Any]]] = []
     taken = 0
     while True:
@@ -121,7 +159,54 @@ def _serve(
             result = clean(record)
         except Exception as e:  # a bug in decoding or extraction: this document only
             result = "reject", reject_row(record, reasons.EXTRACT_ERROR, f"{type(e).__name__}: {e}")
+        if memory_bytes and _peak_memory() > memory_bytes // 2:
+            done.append(_over_memory(result, record, memory_bytes))
+            send_outcomes(outbox, done)
+            os._exit(_REPLACE_EXIT)
         done.append(result)
+
+
+_PAGE_BYTES = resource.getpagesize()
+
+
+def _statm(pid: int | str, field: int) -> int | None:
+    """A field of ``/proc/PID/statm``, in bytes; None where there is none (not Linux, gone)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[field]) * _PAGE_BYTES
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _resident_bytes(pid: int) -> int:
+    """The resident memory of process ``pid`` (0 when it cannot be read)."""
+    return _statm(pid, 1) or 0
+
+
+def _data_bytes() -> int | None:
+    """This process's data segment and stack (what ``RLIMIT_DATA`` limits), in bytes."""
+    return _statm("self", 5)
+
+
+def _peak_memory() -> int:
+    """This process's peak resident memory, in bytes (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _memory_cap_text(memory_bytes: int) -> str:
+    return f"cleaning it needs more than the {memory_bytes >> 20} MB memory cap"
+
+
+def _over_memory(
+    result: tuple[str, dict[str, Any]], record: ArchiveRecord, memory_bytes: int
+) -> tuple[str, dict[str, Any]]:
+    """The outcome of a page after which the child passed half its memory cap: a failure
+    there is the cap's doing, a ``too_large`` reject; a row or another reject stays."""
+    kind, value = result
+    if kind == "reject" and value["reason"] == reasons.EXTRACT_ERROR:
+        detail = f"{_memory_cap_text(memory_bytes)} ({value['detail']})"
+        return "reject", reject_row(record, reasons.TOO_LARGE, detail)
+    return result
 
 
 def _preload_modules() -> list[str]:
@@ -170,7 +255,8 @@ class GuardedCleaner:
 
     ``submit(record)`` and ``drain()`` give back outcomes in the order the records were
     submitted, each exactly once; calling the guard on one record submits and drains it.
-    ``restarts`` counts the children replaced after a crash or a timeout.
+    ``restarts`` counts the children replaced after a crash, a timeout or a page that took
+    half of ``memory_bytes`` (the child's memory cap; None: none).
     """
 
     def __init__(
@@ -181,9 +267,11 @@ class GuardedCleaner:
         batch: int = DEFAULT_BATCH,
         max_in_flight: int = DEFAULT_IN_FLIGHT,
         ring_bytes: int = RING_BYTES,
+        memory_bytes: int | None = None,
     ) -> None:
         self._make_cleaner = make_cleaner
         self.timeout_s = timeout_s
+        self.memory_bytes = memory_bytes
         self._batch = max(1, batch)
         self._max_in_flight = max(self._batch, max_in_flight)
         self._context = multiprocessing.get_context("forkserver")
@@ -217,7 +305,7 @@ class GuardedCleaner:
         self._received = 0
         process = self._context.Process(
             target=_serve,
-            args=(inbox, outbox, self._region, self._make_cleaner, self._batch),
+            args=(inbox, outbox, self._region, self._make_cleaner, self._batch, self.memory_bytes),
             name="clean-html-guard",
             daemon=True,
         )
@@ -311,6 +399,11 @@ class GuardedCleaner:
                 if left <= 0:
                     self._on_hang()
                     return
+                if self.memory_bytes is not None:
+                    if _resident_bytes(self._process.pid) > self.memory_bytes:
+                        self._on_memory()
+                        return
+                    left = min(left, _MEMORY_POLL_S)
                 writers = [to_child.fileno()] if self._unwritten else []
                 select.select([from_child.fileno()], writers, [], left)
             except (EOFError, OSError):  # the child died: on the record it took last
@@ -343,7 +436,10 @@ class GuardedCleaner:
         if self._process is not None:  # let it finish dying, so its own signal is reported
             self._process.join(_DEATH_WAIT_S)
         exitcode = self._kill()
-        self._blame(reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}")
+        if exitcode == _OUT_OF_MEMORY_EXIT:
+            self._blame(reasons.TOO_LARGE, _memory_cap_text(self.memory_bytes or 0))
+        elif exitcode != _REPLACE_EXIT:  # that child sent every outcome it had
+            self._blame(reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}")
         self._restart()
 
     def _on_hang(self) -> None:
@@ -358,6 +454,20 @@ class GuardedCleaner:
         # one: then nothing is blamed, and the records out are all sent again.
         if self._region.progress()[0] == taken:
             self._blame(reasons.TIMEOUT, f"cleaning took longer than {self.timeout_s:g} s")
+        self._restart()
+
+    def _on_memory(self) -> None:
+        """The child is over its memory cap: stop it, and blame the record it is on (none when
+        it is between records: the others are all sent again)."""
+        assert self._process is not None
+        taken, _ = self._region.progress()
+        self._process.kill()
+        self._process.join(_KILL_WAIT_S)
+        with contextlib.suppress(EOFError, OSError):
+            self._read_outcomes()
+        self._kill()
+        if self._region.progress()[0] == taken > self._received:
+            self._blame(reasons.TOO_LARGE, _memory_cap_text(self.memory_bytes or 0))
         self._restart()
 
     # -- the interface --------------------------------------------------------------------

@@ -6,8 +6,9 @@ namespace: ``rows`` (kept), ``rejected:<reason>`` (a candidate document not kept
 WARC request). ``documents`` counts the candidates, so ``documents == rows + rejected:*``.
 
 By default decoding and extraction run in a persistent child process per worker
-(``transforms.clean_html.guard``): a document that crashes it becomes an ``extract_error`` reject
-and one that runs past ``timeout_s`` a ``timeout`` reject, and the job goes on. The child gets
+(``transforms.clean_html.guard``): a document that crashes it becomes an ``extract_error`` reject,
+one that runs past ``timeout_s`` a ``timeout`` reject and one that needs more memory than
+``memory_mb`` a ``too_large`` reject, and the job goes on. The child gets
 records in batches and cleans them while the worker reads on, so an outcome may come out of a
 later ``process`` call or out of ``finish_bundle``, which waits for the bundle's last ones: the
 order of outcomes is still the order of the records. Outputs are in the global window, the
@@ -37,6 +38,7 @@ _LOG = logging.getLogger(__name__)
 
 __all__ = [
     "CleanHtml",
+    "DEFAULT_MEMORY_MB",
     "DEFAULT_TIMEOUT_S",
     "GUARDS",
     "REJECTS_TAG",
@@ -51,6 +53,9 @@ PROGRESS_EVERY_SECONDS = 10.0
 GUARDS = ("process", "none")
 # Far above the slowest page measured (a 5 MB one-line page: about a second), far below a hang.
 DEFAULT_TIMEOUT_S = 60.0
+# The cleaning process's memory cap: it holds 120-165 MB, and extract() on the heaviest page of
+# the bomb probe peaks at 250 MB in a process of its own (benchmarks/RESULTS.md).
+DEFAULT_MEMORY_MB = 1024
 
 
 class _CleanHtmlFn(beam.DoFn):
@@ -64,6 +69,7 @@ class _CleanHtmlFn(beam.DoFn):
         timeout_s: float,
         extractor_factory: Callable[..., Any],
         cleaner_options: dict[str, Any],
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
     ):
         self._make_cleaner = functools.partial(
             build_cleaner,
@@ -74,6 +80,7 @@ class _CleanHtmlFn(beam.DoFn):
         )
         self._guard = guard
         self._timeout_s = timeout_s
+        self._memory_bytes = memory_mb << 20 if memory_mb else None
         self._counters: dict[str, Any] = {}
         self._html_bytes = Metrics.distribution(NAMESPACE, "html_bytes")
         self._text_chars = Metrics.distribution(NAMESPACE, "text_chars")
@@ -81,7 +88,9 @@ class _CleanHtmlFn(beam.DoFn):
     def setup(self):
         tidy_worker()  # malloc settings for the SDK worker: see transforms.memory
         if self._guard == "process":
-            self._cleaner = GuardedCleaner(self._make_cleaner, self._timeout_s)
+            self._cleaner = GuardedCleaner(
+                self._make_cleaner, self._timeout_s, memory_bytes=self._memory_bytes
+            )
         else:
             self._cleaner = self._make_cleaner()
         self._done = 0
@@ -160,6 +169,7 @@ class CleanHtml(beam.PTransform):
         *,
         guard: str = "process",
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
         extractor_factory: Callable[..., Any] = Extractor,
         output_format: str = "text",
         languages: frozenset[str] | None = None,
@@ -168,7 +178,8 @@ class CleanHtml(beam.PTransform):
         quality_signals: bool = False,
     ):
         """``guard`` is ``"process"`` (crash and hang guard, the default) or ``"none"``;
-        ``timeout_s`` is the per-document limit under the guard; ``extractor_factory`` is
+        ``timeout_s`` is the per-document limit under the guard and ``memory_mb`` the cleaning
+        process's memory cap (None: no cap); ``extractor_factory`` is
         called as ``extractor_factory(mode=mode)`` in each worker (tests pass fakes).
         ``output_format`` is ``"text"`` or ``"markdown"`` (``markdown_links``: links as
         ``[text](url)``); ``languages`` and
@@ -184,7 +195,15 @@ class CleanHtml(beam.PTransform):
             "min_language_score": min_language_score,
             "quality_signals": quality_signals,
         }
-        self._fn_args = (mode, max_decoded_bytes, guard, timeout_s, extractor_factory, options)
+        self._fn_args = (
+            mode,
+            max_decoded_bytes,
+            guard,
+            timeout_s,
+            extractor_factory,
+            options,
+            memory_mb,
+        )
 
     def expand(self, records):
         return records | "CleanRecords" >> beam.ParDo(_CleanHtmlFn(*self._fn_args)).with_outputs(

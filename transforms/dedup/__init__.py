@@ -13,13 +13,21 @@ from transforms.dedup.inputs import (
     InputError,
     ReadDocuments,
     RowGroup,
+    match_inputs,
     plan_inputs,
 )
 from transforms.dedup.minhash import MinHashParams, edge_probability, signature, similarity
-from transforms.dedup.output import DUPLICATE_SCHEMA, Summarize, WriteCorpus, WriteDedupSummary
+from transforms.dedup.output import (
+    DEDUP_SHARDS,
+    DUPLICATE_SCHEMA,
+    Summarize,
+    WriteCorpus,
+    WriteDedupSummary,
+)
 from transforms.dedup.pipeline import FindDuplicates, keeper_key
 
 __all__ = [
+    "DEDUP_SHARDS",
     "DOCUMENT_COLUMNS",
     "DUPLICATE_SCHEMA",
     "ConnectedComponents",
@@ -35,6 +43,7 @@ __all__ = [
     "WriteDedupSummary",
     "edge_probability",
     "keeper_key",
+    "match_inputs",
     "plan_inputs",
     "signature",
     "similarity",

@@ -1,12 +1,13 @@
 """The dedup job's inputs: the cleaning job's Parquet shards, checked, then read by row group.
 
-``plan_inputs`` runs on the launcher, before any work. It matches every ``--input`` pattern (a
-folder stands for the ``*.parquet`` files in it), reads each file's footer (a thread pool, so
-that thousands of remote files take seconds) and refuses, with one line naming the file, an
-input that is not this job's Parquet: a pattern or folder matching nothing, a file that is not
-Parquet or was cut short (no footer), a missing column or one of another type. Files are
-numbered in path order, and a document's id is its file's number and its row in the file
-(``file << 40 | row``): unique, an int64, and the same on every runner.
+``match_inputs`` and ``plan_inputs`` run on the launcher, before any work. The first matches
+every ``--input`` pattern (a folder stands for the ``*.parquet`` files in it); the second reads
+each file's footer (a thread pool, so that thousands of remote files take seconds). Either
+refuses, with one line naming the file, an input that is not this job's Parquet: a pattern or
+folder matching nothing, a file that is not Parquet or was cut short (no footer), a missing
+column or one of another type. Files are numbered in path order, and a document's id is its
+file's number and its row in the file (``file << 40 | row``): unique, an int64, and the same on
+every runner.
 
 ``ReadDocuments`` reads each row group with only the columns the job needs (Parquet column
 projection: the text, its hash and what names the document), a batch at a time, into
@@ -16,7 +17,7 @@ projection: the text, its hash and what names the document), a batch at a time, 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -35,6 +36,7 @@ __all__ = [
     "Document",
     "InputError",
     "RowGroup",
+    "match_inputs",
     "plan_inputs",
     "ReadDocuments",
 ]
@@ -108,16 +110,27 @@ def _check_columns(path: str, schema: pa.Schema) -> None:
             raise InputError(f"{path}: column {name!r} is {schema.field(name).type}, not {wanted}")
 
 
+def match_inputs(patterns: Sequence[str]) -> dict[str, list[str]]:
+    """The files each pattern matches, or ``InputError`` for one that matches none."""
+    if not patterns:
+        raise InputError("--input is required (one or more patterns or folders)")
+    return {pattern: _match(pattern) for pattern in patterns}
+
+
 def plan_inputs(
-    patterns: Sequence[str], *, one_schema: bool = False
+    patterns: Sequence[str],
+    *,
+    one_schema: bool = False,
+    matched: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[str], list[RowGroup], pa.Schema]:
     """``(files, row groups, schema)`` of the inputs, or ``InputError`` (see the module).
 
     ``one_schema``: all files must have the same schema (to write them again as one corpus).
+    ``matched``: what ``match_inputs(patterns)`` gave, when the caller has it already.
     """
-    if not patterns:
-        raise InputError("--input is required (one or more patterns or folders)")
-    files = sorted({path for pattern in patterns for path in _match(pattern)})
+    if matched is None:
+        matched = match_inputs(patterns)
+    files = sorted({path for paths in matched.values() for path in paths})
     if len(files) >= 1 << (63 - ROW_BITS):
         raise InputError(f"{len(files)} input files: at most {1 << (63 - ROW_BITS)}")
     with ThreadPoolExecutor(_FOOTER_THREADS) as pool:

@@ -8,11 +8,17 @@ rows with all their columns.
 - ``WriteCorpus``: the dropped ids are grouped by input file (a shuffle of the dropped ids
   only, never of the text), then each input row group is read again, whole, and written without
   its dropped rows: the corpus keeps every column of the cleaning job's rows.
+- ``DEDUP_SHARDS``: the job's shard folders, for the output folder's rules
+  (``transforms.write.output``): ``duplicates/`` (told by its columns) and ``data/`` (the
+  cleaning job's columns, so only the shards a summary of this job lists are its own).
+
+The shards and the summary are written as the cleaning job's are (``run_id`` names the
+temporary files; with ``ownership``, nothing is put in place once another run holds the output).
 """
 
 from __future__ import annotations
 
-import json
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -25,9 +31,9 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.dedup.inputs import ROW_BITS, RowGroup
 from transforms.dedup.pipeline import measured
-from transforms.write import WriteParquetShards
+from transforms.write import Ownership, ShardFolder, WriteParquetShards, write_summary_file
 
-__all__ = ["DUPLICATE_SCHEMA", "Summarize", "WriteCorpus", "WriteDedupSummary"]
+__all__ = ["DEDUP_SHARDS", "DUPLICATE_SCHEMA", "Summarize", "WriteCorpus", "WriteDedupSummary"]
 
 _TIMESTAMP = pa.timestamp("us", tz="UTC")
 
@@ -47,6 +53,12 @@ DUPLICATE_SCHEMA = pa.schema(
         pa.field("kept_record_id", pa.string()),
         pa.field("kept_warc_date", _TIMESTAMP),
     ]
+)
+
+
+DEDUP_SHARDS = (
+    ShardFolder("duplicates", frozenset(DUPLICATE_SCHEMA.names)),
+    ShardFolder("data", None),
 )
 
 
@@ -118,9 +130,10 @@ class Summarize(beam.PTransform):
 
 
 class _WriteSummaryFn(beam.DoFn):
-    def __init__(self, path: str, extra: dict[str, Any]):
+    def __init__(self, path: str, extra: dict[str, Any], owned: dict[str, Any]):
         self._path = path
         self._extra = extra
+        self._owned = owned
 
     def process(self, summary, duplicate_files, corpus_files):
         summary = {
@@ -128,8 +141,7 @@ class _WriteSummaryFn(beam.DoFn):
             **self._extra,
             "output": {"duplicates": sorted(duplicate_files), "data": sorted(corpus_files)},
         }
-        with FileSystems.create(self._path) as f:
-            f.write(json.dumps(summary, indent=2).encode("utf-8"))
+        write_summary_file(self._path, summary, **self._owned)
         yield summary
 
 
@@ -137,14 +149,24 @@ class WriteDedupSummary(beam.PTransform):
     """Write the summary to ``path`` once the Parquet writes it is given have finished, with
     ``extra`` (the parameters and inputs) added."""
 
-    def __init__(self, path: str, duplicate_files, corpus_files, extra: dict[str, Any]):
+    def __init__(
+        self,
+        path: str,
+        duplicate_files,
+        corpus_files,
+        extra: dict[str, Any],
+        *,
+        run_id: str | None = None,
+        ownership: Ownership | None = None,
+    ):
         super().__init__()
         self._args = (path, duplicate_files, corpus_files, extra)
+        self._owned = {"run_id": run_id or uuid.uuid4().hex, "ownership": ownership}
 
     def expand(self, summary):
         path, duplicate_files, corpus_files, extra = self._args
         return summary | "WriteJson" >> beam.ParDo(
-            _WriteSummaryFn(path, extra),
+            _WriteSummaryFn(path, extra, self._owned),
             duplicate_files=beam.pvalue.AsList(duplicate_files),
             corpus_files=beam.pvalue.AsList(corpus_files),
         )
@@ -177,11 +199,20 @@ class WriteCorpus(beam.PTransform):
     ``directory`` with the inputs' ``schema``. Out: ``{"files": shard names, "events": the
     bytes it shuffled}``."""
 
-    def __init__(self, groups: list[RowGroup], schema: pa.Schema, directory: str):
+    def __init__(
+        self,
+        groups: list[RowGroup],
+        schema: pa.Schema,
+        directory: str,
+        *,
+        run_id: str | None = None,
+        ownership: Ownership | None = None,
+    ):
         super().__init__()
         self._groups = groups
         self._schema = schema
         self._directory = directory
+        self._owned = {"run_id": run_id, "ownership": ownership}
 
     def expand(self, dropped_ids):
         mask = (1 << ROW_BITS) - 1
@@ -196,6 +227,6 @@ class WriteCorpus(beam.PTransform):
             | "DroppedPerRowGroup" >> beam.FlatMap(_groups_with_dropped)
             | "SpreadRowGroups" >> beam.Reshuffle()
             | "KeptRows" >> beam.ParDo(_KeptRowsFn())
-            | "WriteKept" >> WriteParquetShards(self._directory, self._schema)
+            | "WriteKept" >> WriteParquetShards(self._directory, self._schema, **self._owned)
         )
         return {"files": files, "events": events}

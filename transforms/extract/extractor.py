@@ -14,7 +14,8 @@ and from the command line: ``python -m transforms.extract page.html [--mode full
 is deterministic, uses no network, and is bounded by an input-size cap, a node-count cap and
 work caps on pathological trees (``Extracted.truncated`` says when one was hit).
 
-Modules: ``limits`` (the caps, applied before parsing), ``boilerplate`` (what is dropped),
+Modules: ``limits`` (the caps, applied before parsing, with ``rebuild`` and ``markup``),
+``shadow`` (declarative shadow roots read as content), ``boilerplate`` (what is dropped),
 ``comments`` (comment threads set apart, ``Extracted.comments``), ``scoring`` (where the main
 content is), ``prose`` (text measures that mean the same in every script), ``layout`` (text with
 block structure), ``markdown`` (the same as Markdown; ``links``: its link targets), ``title`` (the
@@ -73,6 +74,7 @@ from transforms.extract.scoring import (
     prune_link_lists,
     refine_to_prose,
 )
+from transforms.extract.shadow import has_shadow_root, open_shadow_roots
 from transforms.extract.title import find_title, read_head
 from transforms.extract.tree import TooComplex, size
 
@@ -209,6 +211,10 @@ class Extractor:
         main = self.mode == "main"
         body = trees[-1].body
         elements = sort_elements(body)
+        if has_shadow_root(elements.stripped):  # web components rendered on the server
+            source = open_shadow_roots(source)
+            body = self._reparse(trees, source, noscript=False)
+            elements = sort_elements(body)
         noscript_chars, dropped = drop_furniture(body, h1s, main, elements=elements)
         noscript = bool(noscript_chars) and noscript_chars > size(body)
         if noscript:  # the page is rendered for crawlers inside <noscript> only: use that copy

@@ -8,6 +8,9 @@ is taken, in order of preference, from:
    or to the URL's host, else the longest part when split on " | ", " - ", " – ", " — ", " · ",
    " :: ", " » ";
 3. the first ``<h1>``.
+
+Each of them is read up to ``MAX_TITLE_CHARS`` characters: a headline is shorter, and a 5 MB
+``<title>`` must not become a 5 MB title.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from selectolax.lexbor import LexborNode, create_tag
 from transforms.extract import walk
 from transforms.extract.characters import strip_unwanted_in_node
 
+MAX_TITLE_CHARS = 1000
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 _SEPARATORS = re.compile(
@@ -30,9 +34,11 @@ _SEPARATORS = re.compile(
 
 
 def _clean(text: str | None) -> str:
-    """``text`` on one line, without the characters the policy removes (``characters``): the
-    headline is chosen among what the reader sees."""
-    return _SPACES.sub(" ", strip_unwanted_in_node(text or "")).strip()
+    """``text`` on one line, at most ``MAX_TITLE_CHARS``, without the characters the policy
+    removes (``characters``): the headline is chosen among what the reader sees. Only the
+    head of a huge text is read."""
+    text = (text or "").lstrip()[: 2 * MAX_TITLE_CHARS]
+    return _SPACES.sub(" ", strip_unwanted_in_node(text)).strip()[:MAX_TITLE_CHARS]
 
 
 def _words(text: str) -> list[str]:

@@ -8,16 +8,23 @@
     OUT/{data,rejects}/.temp-RUN/       a run's shards until they are renamed into place
     OUT/_SUMMARY.json                   last (written as _SUMMARY.json.temp-RUN, then renamed)
 
+The shard folders are the layout's (``ShardFolder``): ``data/`` and ``rejects/`` for the cleaning
+job (``CLEANED_SHARDS``), others for a job that writes other shards (the dedup job's
+``duplicates/`` and ``data/``). Their names are also the keys of the summary's ``output``,
+which lists the shards the run wrote in each.
+
 **Deleting.** The job deletes only files it wrote, each by its own name: never a folder (but the
 empty ``.temp-RUN`` folders it made) and never a file it did not write. Before a run,
-``survey`` sorts what ``data/`` and ``rejects/`` hold:
+``survey`` sorts what the shard folders hold:
 
 - a previous run's shards: ``part-SSSSS-of-NNNNN.parquet`` files that the previous
   ``_SUMMARY.json`` lists or, where no summary lists them (a run that died before writing it),
-  whose Parquet columns include the job's provenance columns;
+  whose Parquet columns include the folder's own (``ShardFolder.columns``; a folder without
+  them takes only the shards a summary lists);
 - a previous run's temporary files (``.temp-RUN/ID-NNNNN.parquet``, and the summary or lock
   record it was writing when it died);
-- anything else, which the job did not write: a user's file stops the job before any work.
+- anything else, which the job did not write: a user's file stops the job before any work, and
+  so does a summary whose ``output`` names other folders (another job's output folder).
 
 **Failing.** A write that fails in a worker (no space left, a read-only folder, a rename that
 finds its files gone) raises ``OutputError``, whose message is one line naming the folder and
@@ -43,11 +50,13 @@ from transforms.records import valid_utf8
 from transforms.write.lock import LOCK_FILE, read_lock
 
 __all__ = [
+    "CLEANED_SHARDS",
     "JOB_COLUMNS",
     "SUMMARY_FILE",
     "OutputError",
     "OutputLayout",
     "Ownership",
+    "ShardFolder",
     "Survey",
     "output_error_in",
     "run_files",
@@ -110,26 +119,47 @@ def output_error_in(error: BaseException) -> OutputError | None:
 
 
 @dataclass(frozen=True)
+class ShardFolder:
+    """A folder of ``part-*`` shards in the output: its name (also its key in the summary's
+    ``output``) and the columns every shard the job writes there has (None: none to tell its
+    shards by, so only the shards a summary lists are the job's)."""
+
+    name: str
+    columns: frozenset[str] | None
+
+
+CLEANED_SHARDS = (ShardFolder("data", JOB_COLUMNS), ShardFolder("rejects", JOB_COLUMNS))
+
+
+@dataclass(frozen=True)
 class OutputLayout:
     """The paths of an output folder (``base`` without a trailing slash)."""
 
     base: str
+    shards: tuple[ShardFolder, ...] = CLEANED_SHARDS
 
     @classmethod
-    def of(cls, output: str) -> OutputLayout:
-        return cls(output.rstrip("/") or "/")
+    def of(cls, output: str, shards: tuple[ShardFolder, ...] = CLEANED_SHARDS) -> OutputLayout:
+        return cls(output.rstrip("/") or "/", shards)
+
+    def folder(self, name: str) -> str:
+        return FileSystems.join(self.base, name)
 
     @property
     def data(self) -> str:
-        return FileSystems.join(self.base, "data")
+        return self.folder("data")
 
     @property
     def rejects(self) -> str:
-        return FileSystems.join(self.base, "rejects")
+        return self.folder("rejects")
 
     @property
-    def folders(self) -> tuple[str, str]:
-        return self.data, self.rejects
+    def names(self) -> tuple[str, ...]:
+        return tuple(shard.name for shard in self.shards)
+
+    @property
+    def folders(self) -> tuple[str, ...]:
+        return tuple(self.folder(name) for name in self.names)
 
     @property
     def summary(self) -> str:
@@ -168,6 +198,7 @@ class Ownership:
 class Survey:
     """What an output folder holds before a run (see the module docstring)."""
 
+    names: tuple[str, ...] = ("data", "rejects")  # the shard folders looked in
     previous: list[str] = field(default_factory=list)  # the job's files, the summary first
     temp_folders: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)  # relative to the output folder
@@ -183,9 +214,10 @@ class Survey:
         more = len(self.foreign) - _SHOWN
         if more > 0:
             names += f" and {more} more"
+        folders = " and ".join(f"{name}/" for name in self.names)
         return (
-            f"{names}: not written by this job, which deletes its own files in data/ and "
-            "rejects/ before writing; move them away, or choose another --output"
+            f"{names}: not written by this job, which deletes its own files in {folders} "
+            "before writing; move them away, or choose another --output"
         )
 
     def clear(self) -> None:
@@ -195,24 +227,33 @@ class Survey:
             remove_empty_folder(folder)
 
 
-def _listed_in_summary(summary: str) -> set[str]:
-    """The shards a previous run's summary names, as ``data/NAME`` and ``rejects/NAME``."""
+def _read_summary_output(summary: str) -> dict | None:
+    """The ``output`` of a previous summary (the shards it lists, by folder), or None when it
+    has none to read (absent, damaged, or not a summary of these jobs)."""
     try:
         with FileSystems.open(summary) as f:
             output = json.loads(f.read())["output"]
+    except Exception:
+        return None
+    return output if isinstance(output, dict) else None
+
+
+def _listed(output: dict, names: tuple[str, ...]) -> set[str]:
+    """The shards a previous run's summary names, as ``FOLDER/NAME``."""
+    try:
         return {
-            f"{kind}/{path.rsplit('/', 1)[-1]}"
-            for kind in ("data", "rejects")
-            for path in output[kind]
+            f"{name}/{path.rsplit('/', 1)[-1]}" for name in names for path in output.get(name, ())
         }
-    except Exception:  # absent, or not a summary of this job: its shards are told by content
+    except Exception:  # not a list of paths: its shards are told by content
         return set()
 
 
-def _has_job_columns(path: str) -> bool:
+def _has_columns(path: str, columns: frozenset[str] | None) -> bool:
+    if columns is None:
+        return False
     try:
         with FileSystems.open(path) as f:
-            return set(pq.ParquetFile(f).schema_arrow.names) >= JOB_COLUMNS
+            return set(pq.ParquetFile(f).schema_arrow.names) >= columns
     except Exception:
         return False
 
@@ -242,8 +283,8 @@ def _kind(entry: os.DirEntry) -> str:
     return "file" if entry.is_file() else "other"
 
 
-def _what(relative: str, kind: str, path: str, listed: set[str]) -> str:
-    """``job file``, ``temp folder`` or ``foreign``, for an entry of ``data/`` or ``rejects/``
+def _what(relative: str, kind: str, path: str, listed: set[str], shards: ShardFolder) -> str:
+    """``job file``, ``temp folder`` or ``foreign``, for an entry of a shard folder
     (``relative`` starts with the folder's name)."""
     parts = relative.split("/")[1:]
     name = parts[-1]
@@ -251,7 +292,7 @@ def _what(relative: str, kind: str, path: str, listed: set[str]) -> str:
         return "temp folder"
     if len(parts) == 1 and kind == "file" and SHARD_NAME.match(name):
         listed_here = valid_utf8(relative) in listed
-        return "job file" if listed_here or _has_job_columns(path) else "foreign"
+        return "job file" if listed_here or _has_columns(path, shards.columns) else "foreign"
     in_temp = len(parts) == 2 and TEMP_FOLDER.match(parts[0])
     return "job file" if in_temp and kind == "file" and TEMP_FILE.match(name) else "foreign"
 
@@ -276,9 +317,9 @@ def _top_level_temp_files(layout: OutputLayout) -> list[str]:
 
 
 def survey(layout: OutputLayout) -> Survey:
-    """Sort what ``layout``'s ``data/`` and ``rejects/`` and its summary are (a local folder
-    that does not exist yet holds nothing)."""
-    found = Survey()
+    """Sort what ``layout``'s shard folders and its summary are (a local folder that does not
+    exist yet holds nothing)."""
+    found = Survey(layout.names)
     local = is_local(layout.base)
     if not local:
         if FileSystems.exists(layout.summary):
@@ -288,10 +329,18 @@ def survey(layout: OutputLayout) -> Survey:
             found.problems.append(f"{layout.summary} is not a file this job wrote")
             return found
         found.previous.append(layout.summary)
+    output = _read_summary_output(layout.summary) if found.previous else None
+    if output is not None and set(output) != set(layout.names):
+        others = " and ".join(f"{name}/" for name in output)
+        found.problems.append(
+            f"{layout.summary} is the summary of another job's output ({others or 'none'}): "
+            "choose another --output"
+        )
+        return found
     found.previous += _top_level_temp_files(layout)
-    listed = _listed_in_summary(layout.summary) if layout.summary in found.previous else set()
-    for folder in layout.folders:
-        kind = folder.rsplit("/", 1)[-1]
+    listed = _listed(output, layout.names) if output is not None else set()
+    for shards, folder in zip(layout.shards, layout.folders, strict=True):
+        kind = shards.name
         if local and os.path.lexists(folder) and not os.path.isdir(folder):
             found.problems.append(f"{folder} is not a folder")
             continue
@@ -299,7 +348,7 @@ def survey(layout: OutputLayout) -> Survey:
             continue
         for relative, entry_kind in _entries(folder):
             path = FileSystems.join(folder, relative)
-            what = _what(f"{kind}/{relative}", entry_kind, path, listed)
+            what = _what(f"{kind}/{relative}", entry_kind, path, listed, shards)
             if what == "temp folder":
                 found.temp_folders.append(path)
             elif what == "job file":

@@ -22,7 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.records import FileStats
 from transforms.write.output import SUMMARY_FILE, OutputError, Ownership
 
-__all__ = ["SUMMARY_FILE", "Summarize", "WriteSummary", "check_summary"]
+__all__ = ["SUMMARY_FILE", "Summarize", "WriteSummary", "check_summary", "write_summary_file"]
 
 
 def _new_file_entry() -> dict[str, Any]:
@@ -134,24 +134,33 @@ class Summarize(beam.PTransform):
         return events | "Combine" >> beam.CombineGlobally(_SummaryFn())
 
 
+def write_summary_file(
+    path: str, summary: dict[str, Any], run_id: str, ownership: Ownership | None
+) -> None:
+    """Write ``summary`` as JSON to ``path``: under a temporary name, then renamed into place
+    while the output is still this run's; ``OutputError`` when it cannot be written."""
+    temp = f"{path}.temp-{run_id}"
+    try:
+        with FileSystems.create(temp) as f:
+            f.write(json.dumps(summary, indent=2, sort_keys=False).encode("utf-8"))
+        if ownership is not None:
+            ownership.verify()
+        FileSystems.rename([temp], [path])
+    except OSError as e:
+        raise OutputError.writing(path, e) from None
+
+
 class _WriteSummaryFn(beam.DoFn):
     def __init__(self, path: str, run_id: str, ownership: Ownership | None):
         self._path = path
-        self._temp = f"{path}.temp-{run_id}"
+        self._run_id = run_id
         self._ownership = ownership
 
     def process(self, summary, data_files, reject_files):
         summary = dict(
             summary, output={"data": sorted(data_files), "rejects": sorted(reject_files)}
         )
-        try:
-            with FileSystems.create(self._temp) as f:
-                f.write(json.dumps(summary, indent=2, sort_keys=False).encode("utf-8"))
-            if self._ownership is not None:
-                self._ownership.verify()
-            FileSystems.rename([self._temp], [self._path])
-        except OSError as e:
-            raise OutputError.writing(self._path, e) from None
+        write_summary_file(self._path, summary, self._run_id, self._ownership)
         yield summary
 
 
