@@ -12,14 +12,17 @@ Lexbor's node structures directly and never change the tree:
   from the caller), and finds the hidden elements and the schema.org article-body markers on
   the way (the two CSS queries they replace tested every selector on every element);
 - ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
-  elements, without a dict per element;
+  elements, without a dict per element; ``boilerplate_pending``: ``drop_boilerplate``'s
+  first pass over its candidates, on the same attribute reads;
 - ``tree_add``, ``link_tree``, ``sum_up_links``: ``tree.Tree``'s parent chains, and the link
   text and link count of every element for ``scoring.LinkStats``;
 - ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
   start and end read without inserting them into the tree, then the passes that turn them
   into line breaks (``layout``);
 - ``holds_prose``: whether a subtree has an element whose own text is a paragraph of prose
-  (``prose``), weighed on the bytes.
+  (``prose``), weighed on the bytes;
+- ``mojibake_found``: ftfy's mojibake pattern searched only where a match can be (a string
+  function, not a walk: ``repair.looks_like_mojibake``).
 
 The facts a rule needs per element (tag id, text length, link text, attributes, hidden-ness)
 are each one call here, on any node: a new rule builds on these rather than on ``text()`` or
