@@ -69,8 +69,16 @@ def test_headings_by_level():
 
 
 def test_heading_with_inline_markup_a_closing_hash_and_list_like_text():
-    md = render("<h2>Learn <em>C</em> #</h2><h3>a<br>b</h3><h2>1. Intro</h2><h2>- # x</h2>")
-    assert blocks(md) == [("h2", "Learn C #"), ("h3", "a b"), ("h2", "1. Intro"), ("h2", "- # x")]
+    md = render(
+        "<h2>Learn <em>C</em> #</h2><h3>a<br>b</h3><h2>1. Intro</h2><h2>- # x</h2><h4>c<pre>d</h4>"
+    )
+    assert blocks(md) == [
+        ("h2", "Learn C #"),
+        ("h3", "a b"),
+        ("h2", "1. Intro"),
+        ("h2", "- # x"),
+        ("h4", "c d"),
+    ]
     assert "## 1. Intro" in md  # no escape needed inside a heading
 
 

@@ -1,15 +1,23 @@
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import ftfy
 import pytest
-from ftfy.badness import MOJIBAKE_CATEGORIES, is_bad
+from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES, is_bad
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from transforms.extract import repair
 from transforms.extract.characters import strip_unwanted
 from transforms.extract.repair import REPAIR_CONFIG, looks_like_mojibake, repair_text
+
+try:  # the parser of the re module, to read BADNESS_RE's branches
+    from re import _constants, _parser
+except ImportError:  # Python 3.10
+    import sre_constants as _constants
+    import sre_parse as _parser
 
 
 @pytest.mark.parametrize(
@@ -95,17 +103,113 @@ def test_same_result_as_ftfy_on_a_page_of_lines() -> None:
     assert repair_text(text) == ftfy.fix_text(text, REPAIR_CONFIG)  # no character it removes
 
 
-def test_mojibake_pattern_starts_within_two_characters_of_non_ascii() -> None:
-    """The premise of looks_like_mojibake: ftfy's character classes hold no ASCII character."""
-    for name, chars in MOJIBAKE_CATEGORIES.items():
-        for i, char in enumerate(chars):
-            if char == "-" and 0 < i < len(chars) - 1:  # a range between two non-ASCII chars
-                assert not chars[i - 1].isascii() and not chars[i + 1].isascii(), name
-            else:
-                assert not char.isascii(), (name, char)
+def _branch_items(branch: list) -> list[tuple[set[int] | None, int, int]]:
+    """``(characters, fewest, most)`` per item of a parsed branch of a pattern: the set of
+    characters it matches (None: not one character from a known set) and its widths."""
+    items = []
+    for op, arg in branch:
+        if op is _constants.LITERAL:
+            items.append(({arg}, 1, 1))
+        elif op is _constants.IN and all(
+            kind in (_constants.LITERAL, _constants.RANGE) for kind, _ in arg
+        ):
+            chars = set()
+            for kind, value in arg:
+                chars |= (
+                    {value} if kind is _constants.LITERAL else set(range(value[0], value[1] + 1))
+                )
+            items.append((chars, 1, 1))
+        elif op is _constants.AT:
+            items.append((None, 0, 0))
+        elif op is _constants.MAX_REPEAT and all(
+            sub_op in (_constants.IN, _constants.LITERAL) for sub_op, _ in arg[2]
+        ):
+            items.append((None, arg[0] * len(arg[2]), arg[1] * len(arg[2])))
+        else:  # IN with a category or a negation, ANY
+            assert op in (_constants.IN, _constants.ANY), op
+            items.append((None, 1, 1))
+    return items
+
+
+def test_every_match_of_ftfy_pattern_holds_a_place_looked_at() -> None:
+    """The premise of looks_like_mojibake: each branch of BADNESS_RE matches a lone character,
+    or a first followed by a second, at most _BADNESS_BEFORE into the match, and ends within
+    _BADNESS_LONGEST of it; whatever characters the branch's items match."""
+    flags = repair._MOJIBAKE_FLAGS
+
+    def all_flagged(chars: set[int] | None, flag: int) -> bool:
+        return chars is not None and all(c < len(flags) and flags[c] & flag for c in chars)
+
+    ((op, (_, branches)),) = _parser.parse(BADNESS_RE.pattern, BADNESS_RE.flags)
+    assert op is _constants.BRANCH and len(branches) > 30
+    for branch in branches:
+        items = _branch_items(branch)
+        longest = sum(most for _, _, most in items)
+        fewest_before = most_before = 0
+        for k, (chars, fewest, most) in enumerate(items):
+            pair = k + 1 < len(items) and all_flagged(chars, 1) and all_flagged(items[k + 1][0], 2)
+            if all_flagged(chars, 4) or pair:
+                assert most_before <= repair._BADNESS_BEFORE, branch
+                assert longest - fewest_before <= repair._BADNESS_LONGEST, branch
+                break
+            fewest_before += fewest
+            most_before += most
+        else:
+            raise AssertionError(f"no place looked at in {branch}")
+
+
+def test_the_flags_are_ftfy_classes() -> None:
+    """Every flagged character is in one of ftfy's classes (the search is not widened to
+    characters the pattern cannot hold) and none is ASCII."""
+    flags = repair._MOJIBAKE_FLAGS
+    classes = re.compile(f"[{''.join(MOJIBAKE_CATEGORIES.values())}ŒœÃÂ]")
+    flagged = [chr(c) for c in range(len(flags)) if flags[c]]
+    assert all(classes.fullmatch(c) for c in flagged)
+    assert not any(c.isascii() for c in flagged)
 
 
 @given(st.lists(_PIECES, max_size=30).map("".join))
 @settings(max_examples=400, deadline=None)
 def test_looks_like_mojibake_is_ftfy_is_bad(text: str) -> None:
     assert looks_like_mojibake(text) == is_bad(text)
+
+
+# Every character of ftfy's classes, with ASCII and scripts next to them: the neighbours the
+# flags tell apart.
+_FTFY_CHARS = re.findall(
+    f"[{''.join(MOJIBAKE_CATEGORIES.values())}]", "".join(map(chr, range(0x80, 0x10000)))
+)
+_ALPHABET = st.sampled_from(_FTFY_CHARS + list("aZ .,?!\n\t\u3000世界ПрикδΩ\U0001f600ŒœÃÂ"))
+
+
+@given(st.text(alphabet=_ALPHABET, max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_looks_like_mojibake_is_is_bad_on_ftfy_characters(text: str) -> None:
+    assert looks_like_mojibake(text) == is_bad(text)
+
+
+def test_looks_like_mojibake_is_is_bad_on_corpus_texts(shared_dir) -> None:
+    """The reference texts of every corpus (23 languages), each also read back as windows-1252
+    and as Latin-1 from its UTF-8 (mojibake)."""
+    import json
+
+    texts = 0
+    for path in sorted((shared_dir / "corpus").glob("*/ground-truth*")):
+        if path.is_file():
+            truth = json.loads(path.read_text(encoding="utf-8"))
+            found = [page.get("articleBody", "") for page in truth.values()]
+        else:
+            found = []
+            for page in sorted(path.glob("*.json")):
+                record = json.loads(page.read_text(encoding="utf-8"))
+                truth = record.get("ground_truth", record)
+                found += [truth.get("text") or truth.get("main_content") or "", truth.get("title")]
+        for text in filter(None, found):
+            for variant in (
+                text,
+                text.encode("utf-8").decode("cp1252", "replace"),
+                text.encode("utf-8").decode("latin-1"),
+            ):
+                assert looks_like_mojibake(variant) == is_bad(variant), path
+                texts += 1
+    assert texts > 5000

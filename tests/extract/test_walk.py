@@ -458,3 +458,60 @@ def test_sum_up_links_adds_each_element_to_its_parent_children_first(pages):
         walk.sum_up_links(tree.parent_of, tree.order, chars, count)
         assert list(chars.items()) == list(wanted_chars.items())
         assert list(count.items()) == list(wanted_count.items())
+
+
+def _pending_in_python(nodes, main, relaxed):
+    """drop_boilerplate's first pass as it was written in Python, on ``attribute_values``."""
+    from transforms.extract import boilerplate as bp
+
+    names = ("hidden", "aria-hidden", "style", "role", "class", "id", "itemtype", "itemprop")
+    pending, dialogs = [], set()
+    for node, values in zip(nodes, walk.attribute_values(nodes, names), strict=True):
+        if values is None:
+            if main and node.tag_id in bp._GUARDED_IDS:
+                pending.append((node, None))
+            continue
+        hidden, aria_hidden, style, role, class_, id_, itemtype, itemprop = values
+        if (
+            not relaxed
+            and (
+                hidden is not None
+                or aria_hidden == "true"
+                or (style is not None and bp._DISPLAY_NONE.search(style))
+            )
+            or main
+            and (node.tag_id in bp._GUARDED_IDS or role in bp.BOILERPLATE_ROLES)
+        ):
+            pending.append((node, None))
+            if main and role in bp.DIALOG_ROLES:
+                dialogs.add(node.mem_id)
+        elif main and (class_ is not None or id_ is not None or itemtype is not None):
+            name = f"{class_ or ''} {id_ or ''}"
+            schema = itemtype or itemprop
+            if schema and bp._SCHEMA_COMMENT.search(schema):
+                name += " comment"
+            pending.append((node, name))
+    return pending, dialogs
+
+
+def test_boilerplate_pending_is_the_python_pass(pages):
+    from transforms.extract import boilerplate as bp
+
+    extra = ['<div role="alertdialog" class="x" itemprop="comments">a</div>',
+             '<form role="complementary" style="">b</form>', '<header role="">c</header>',
+             '<aside itemtype="" itemprop="comment" id="">d</aside>']  # fmt: skip
+    seen = set()
+    for page in pages[:1000] + [f"<body>{''.join(extra)}</body>"]:
+        body = LexborHTMLParser(page).body
+        nodes = [n for n in body.traverse() if n.tag != "-text"]
+        for main, relaxed in ((True, False), (True, True), (False, False)):
+            args = (bp._GUARDED_TABLE, main, relaxed, bp.BOILERPLATE_ROLES, bp.DIALOG_ROLES)
+            args += (bp._DISPLAY_NONE.search, bp._SCHEMA_COMMENT.search)
+            pending, dialogs = walk.boilerplate_pending(nodes, *args)
+            expected, expected_dialogs = _pending_in_python(nodes, main, relaxed)
+            assert [(n.mem_id, name) for n, name in pending] == [
+                (n.mem_id, name) for n, name in expected
+            ], page
+            assert dialogs == expected_dialogs, page
+            seen |= {name is None for _, name in pending} | {bool(dialogs) + 2}
+    assert seen == {True, False, 2, 3}  # both kinds of candidates, with and without dialogs

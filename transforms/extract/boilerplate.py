@@ -142,10 +142,8 @@ def sort_elements(body: LexborNode) -> BodyElements:
     return BodyElements(stripped, furniture, containers, hidden, marked)
 
 
-# The attributes drop_boilerplate reads (``walk.attribute_values``: "" for one without a value,
-# None for one the element does not have).
-_ATTRIBUTES = ("hidden", "aria-hidden", "style", "role", "class", "id", "itemtype", "itemprop")
 _GUARDED_IDS = frozenset(create_tag(tag).tag_id for tag in GUARDED_TAGS)
+_GUARDED_TABLE = bytes(t in _GUARDED_IDS for t in range(max(_GUARDED_IDS) + 1))
 
 # schema.org's comment types (itemtype), and the comment property (itemprop)
 _SCHEMA_COMMENT = re.compile(r"schema\.org/(?:Comment|UserComments)\b|^\s*comments?\s*$", re.I)
@@ -237,35 +235,18 @@ def drop_boilerplate(
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
-    # (node, None) is a candidate; (node, name) one if its class/id name is boilerplate
-    pending: list[tuple[LexborNode, str | None]] = []
-    dialogs: set[int] = set()  # the candidates with an ARIA dialog role
-    alive = walk.attached(containers)  # (the others were dropped)
-    for node, values in zip(alive, walk.attribute_values(alive, _ATTRIBUTES), strict=True):
-        if values is None:  # no attributes
-            if main and node.tag_id in _GUARDED_IDS:
-                pending.append((node, None))
-            continue
-        hidden, aria_hidden, style, role, class_, id_, itemtype, itemprop = values
-        if (
-            not relaxed
-            and (
-                hidden is not None
-                or aria_hidden == "true"
-                or (style is not None and _DISPLAY_NONE.search(style))
-            )
-            or main
-            and (node.tag_id in _GUARDED_IDS or role in BOILERPLATE_ROLES)
-        ):
-            pending.append((node, None))
-            if main and role in DIALOG_ROLES:
-                dialogs.add(node.mem_id)
-        elif main and (class_ is not None or id_ is not None or itemtype is not None):
-            name = f"{class_ or ''} {id_ or ''}"
-            schema = itemtype or itemprop
-            if schema and _SCHEMA_COMMENT.search(schema):
-                name += " comment"
-            pending.append((node, name))
+    # (node, None) is a candidate; (node, "class id") one if that name is boilerplate; the
+    # candidates with an ARIA dialog role
+    pending, dialogs = walk.boilerplate_pending(
+        walk.attached(containers),  # (the others were dropped)
+        _GUARDED_TABLE,
+        main,
+        relaxed,
+        BOILERPLATE_ROLES,
+        DIALOG_ROLES,
+        _DISPLAY_NONE.search,
+        _SCHEMA_COMMENT.search,
+    )
     headers = [node for node, name in pending if name is None and node.tag_id == _HEADER]
     item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
     if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content

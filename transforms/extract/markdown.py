@@ -90,7 +90,7 @@ _CELLS = _ids(*_names(CELL_TAGS))
 # Elements that start a block of their own (the text layout's block and line tags).
 _BLOCKS = _ids(*_names(BLOCK_TAGS), *_names(LINE_TAGS))
 # Elements that separate words when their text is read flat (a heading's, a cell's).
-_SEPARATING = _BLOCKS | _CELLS | {_BR}
+_SEPARATING = _BLOCKS | _CELLS | {_BR, _PRE}
 # A table holding any of these is a layout table, not data.
 _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
 # Elements that end a line: a link or code span holding one is laid out as its content.

@@ -11,9 +11,10 @@ text (hundreds of short lines and blank lines per page) cost as much as the extr
 So lines that no enabled ftfy step would change are passed over: a line is left alone when it
 holds none of the characters the character-level fixers act on, is already NFC, and ftfy's
 mojibake pattern (``BADNESS_RE``, the test behind ``ftfy.badness.is_bad``) finds nothing in it:
-ftfy's encoding fixer returns such a line unchanged. That pattern is only tried around runs of
-non-ASCII characters, since each of its matches holds one within its first three characters
-and is at most six long; a test checks this premise against ftfy's character classes.
+ftfy's encoding fixer returns such a line unchanged. That pattern is only tried (in C,
+``walk.mojibake_found``) around the places where one of its matches can be: each holds two
+neighbours from ftfy's classes (``_FIRST`` then ``_SECOND``) or one of ``_LONE``, within its
+first three characters, and is at most six long; a test checks this on the pattern's branches.
 The result is the same as calling ``ftfy.fix_text`` on the whole text; a test checks this.
 
 The search for the characters ftfy fixes is the policy's own (``characters.suspect``): a text
@@ -27,9 +28,10 @@ import unicodedata
 from collections.abc import Iterator
 
 import ftfy
-from ftfy.badness import BADNESS_RE
+from ftfy.badness import BADNESS_RE, MOJIBAKE_CATEGORIES
 
 from transforms.extract.characters import strip_unwanted, suspect
+from transforms.extract.walk import mojibake_found
 
 __all__ = ["REPAIR_CONFIG", "looks_like_mojibake", "repair_text"]
 
@@ -54,20 +56,48 @@ _FIXABLE_CHARS = re.compile(
 )
 
 
-_NON_ASCII_RUN = re.compile("[^\x00-\x7f]+")
-# Every match of BADNESS_RE has a non-ASCII character at offset 0, 1 or 2 and is at most this long.
+# ftfy's classes (ftfy.badness.MOJIBAKE_CATEGORIES) that can be the first and the second of two
+# neighbours in a match of BADNESS_RE, and the characters a match may hold without such a pair.
+_FIRST = (
+    "bad lower_accented upper_accented box start_punctuation end_punctuation currency numeric law"
+    " lower_common upper_common"
+)
+_SECOND = (
+    "bad lower_accented upper_accented box start_punctuation end_punctuation currency numeric law"
+    " kaomoji c1 common"
+)
+_FIRST_TOO = "\N{LATIN CAPITAL LETTER U WITH GRAVE}"  # Arabic's "[ØÙ][...]"
+_SECOND_TOO = "\N{CYRILLIC CAPITAL LETTER DJE}"  # the second of "вЂ"
+_LONE = "\x80-\x9f\N{LATIN CAPITAL LIGATURE OE}\N{LATIN SMALL LIGATURE OE}\xc3\xc2"
+# Every match of BADNESS_RE has its pair or lone character at offset 0, 1 or 2 and ends within
+# this many characters of it.
 _BADNESS_BEFORE = 2
 _BADNESS_LONGEST = 6
 
 
+def _flags() -> bytes:
+    """A flag byte per code point of the Basic Multilingual Plane (where all of ftfy's classes
+    lie): 1 a first, 2 a second, 4 a lone character."""
+    plane = "".join(map(chr, range(0x80, 0x10000)))
+    table = bytearray(0x10000)
+    for flag, chars in (
+        (1, "".join(MOJIBAKE_CATEGORIES[name] for name in _FIRST.split()) + _FIRST_TOO),
+        (2, "".join(MOJIBAKE_CATEGORIES[name] for name in _SECOND.split()) + _SECOND_TOO),
+        (4, _LONE),
+    ):
+        for char in re.findall(f"[{chars}]", plane):
+            table[ord(char)] |= flag
+    return bytes(table)
+
+
+_MOJIBAKE_FLAGS = _flags()
+
+
 def looks_like_mojibake(text: str) -> bool:
-    """``ftfy.badness.is_bad(text)``, searching only around runs of non-ASCII characters."""
-    size = len(text)
-    for run in _NON_ASCII_RUN.finditer(text):
-        start = max(run.start() - _BADNESS_BEFORE, 0)
-        if BADNESS_RE.search(text, start, min(run.end() + _BADNESS_LONGEST, size)):
-            return True
-    return False
+    """``ftfy.badness.is_bad(text)``, searching only where a match can be."""
+    return mojibake_found(
+        text, _MOJIBAKE_FLAGS, BADNESS_RE.search, _BADNESS_BEFORE, _BADNESS_LONGEST
+    )
 
 
 def _unchanged_by_ftfy(text: str) -> bool:

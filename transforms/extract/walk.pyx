@@ -12,14 +12,17 @@ Lexbor's node structures directly and never change the tree:
   from the caller), and finds the hidden elements and the schema.org article-body markers on
   the way (the two CSS queries they replace tested every selector on every element);
 - ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
-  elements, without a dict per element;
+  elements, without a dict per element; ``boilerplate_pending``: ``drop_boilerplate``'s
+  first pass over its candidates, on the same attribute reads;
 - ``tree_add``, ``link_tree``, ``sum_up_links``: ``tree.Tree``'s parent chains, and the link
   text and link count of every element for ``scoring.LinkStats``;
 - ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
   start and end read without inserting them into the tree, then the passes that turn them
   into line breaks (``layout``);
 - ``holds_prose``: whether a subtree has an element whose own text is a paragraph of prose
-  (``prose``), weighed on the bytes.
+  (``prose``), weighed on the bytes;
+- ``mojibake_found``: ftfy's mojibake pattern searched only where a match can be (a string
+  function, not a walk: ``repair.looks_like_mojibake``).
 
 The facts a rule needs per element (tag id, text length, link text, attributes, hidden-ness)
 are each one call here, on any node: a new rule builds on these rather than on ``text()`` or
@@ -435,6 +438,82 @@ cdef bint _hidden(walk_node *node) noexcept:
             return True
         attr = attr.next
     return False
+
+
+cdef int _ROLE = _name_index("role")
+cdef int _CLASS = _name_index("class")
+cdef int _ID = _name_index("id")
+cdef int _ITEMTYPE = _name_index("itemtype")
+
+
+cdef inline object _text_of(walk_attr *attr):
+    """The attribute's value as ``attribute_values`` gives it (``""`` for none); None for no
+    attribute."""
+    if attr == NULL:
+        return None
+    value = _value(attr)
+    return "" if value is None else value
+
+
+def boilerplate_pending(list nodes, const unsigned char[:] guarded, bint main, bint relaxed,
+                        roles, dialog_roles, hidden_style, comment_schema) -> tuple:
+    """``boilerplate.drop_boilerplate``'s first pass over its containers, in C (held equal to
+    the Python by ``tests/extract/test_walk.py``): ``(pending, dialogs)``, where ``pending``
+    lists ``(node, None)`` for a hidden element (unless ``relaxed``; ``hidden_style``
+    searches the style) or, in ``main`` mode, a guarded tag (``guarded[tag id]``) or one
+    whose role is in ``roles``, the ``mem_id`` of those of them whose role is in
+    ``dialog_roles`` going to ``dialogs``; and, in ``main`` mode, ``(node, "class id")`` for
+    an element with a class, an id or an itemtype, ``" comment"`` appended when its itemtype
+    (else its itemprop) is one ``comment_schema`` finds. The strings are made only for the
+    attributes a rule reads."""
+    cdef list pending = []
+    cdef set dialogs = set()
+    cdef LexborNode node
+    cdef walk_attr *attr
+    cdef walk_attr *found[8]
+    cdef int slots[8]
+    cdef int i
+    cdef size_t limit = guarded.shape[0]
+    cdef uintptr_t tag
+    cdef bint is_guarded, flagged
+    slots[:] = [_HIDDEN, _ARIA_HIDDEN, _STYLE, _ROLE, _CLASS, _ID, _ITEMTYPE, _ITEMPROP]
+    for node in nodes:
+        tag = node.node.local_name
+        is_guarded = main and tag < limit and guarded[tag]
+        if node.node.type != ELEMENT or (<walk_element *> node.node).first_attr == NULL:
+            if is_guarded:
+                pending.append((node, None))
+            continue
+        for i in range(8):
+            found[i] = NULL
+        attr = (<walk_element *> node.node).first_attr
+        while attr != NULL:
+            for i in range(8):
+                if found[i] == NULL and _is_named(attr, slots[i]):
+                    found[i] = attr
+                    break
+            attr = attr.next
+        role = _text_of(found[3])
+        flagged = False
+        if not relaxed:
+            flagged = found[0] != NULL or (
+                found[1] != NULL and _equals(found[1].value, "true", 4)
+            )
+            if not flagged and found[2] != NULL:
+                flagged = bool(hidden_style(_text_of(found[2])))
+        if not flagged and main:
+            flagged = is_guarded or role in roles
+        if flagged:
+            pending.append((node, None))
+            if main and role in dialog_roles:
+                dialogs.add(<size_t> node.node)
+        elif main and (found[4] != NULL or found[5] != NULL or found[6] != NULL):
+            name = f"{_text_of(found[4]) or ''} {_text_of(found[5]) or ''}"
+            schema = _text_of(found[6]) or _text_of(found[7])
+            if schema and comment_schema(schema):
+                name += " comment"
+            pending.append((node, name))
+    return pending, dialogs
 
 
 cdef inline LexborNode _wrap(walk_node *node, object parser):
@@ -899,3 +978,54 @@ def holds_prose(LexborNode root, const unsigned char[:] holders, double prose, d
                 return True
         node = _next_in(node, top)
     return False
+
+
+# --- ftfy's mojibake pattern, tried where it can match ----------------------------------------
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void *PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+
+DEF FIRST = 1
+DEF SECOND = 2
+DEF LONE = 4
+
+
+def mojibake_found(str text, const unsigned char[:] table, object search, Py_ssize_t before,
+                   Py_ssize_t longest) -> bool:
+    """Whether ``search`` (a pattern's ``search``) finds a match in ``text``, tried only around
+    the places a match must hold: a character flagged ``LONE`` in ``table`` (indexed by code
+    point, 0 past its end), or one flagged ``FIRST`` followed by one flagged ``SECOND``. Each
+    place ``p`` (the lone character, or the first of the two) is taken to lie at most
+    ``before`` characters into its match, and the match to end before ``p + longest``; the
+    windows ``[p - before, p + longest)`` are merged where they meet and searched once each.
+    ``repair.looks_like_mojibake`` builds the table from ftfy's classes and holds this to
+    ``ftfy.badness.is_bad``."""
+    cdef Py_ssize_t n = len(text), size = table.shape[0], i, place
+    cdef Py_ssize_t start = 0, end = -1
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef unsigned char flags, previous = 0
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c < 0x80:
+            previous = 0
+            continue
+        flags = table[c] if c < <Py_UCS4> size else 0
+        if flags & LONE:
+            place = i
+        elif previous & FIRST and flags & SECOND:
+            place = i - 1
+        else:
+            previous = flags
+            continue
+        previous = flags
+        if end >= 0 and place - before <= end:
+            end = place + longest
+            continue
+        if end >= 0 and search(text, start, min(end, n)) is not None:
+            return True
+        start, end = max(place - before, 0), place + longest
+    return end >= 0 and search(text, start, min(end, n)) is not None
