@@ -1,6 +1,7 @@
 """The extractor on small hand-made pages: layout, boilerplate, title, caps, modes, input types."""
 
 import codecs
+import json
 
 import pytest
 
@@ -236,6 +237,55 @@ def test_the_headline_is_not_repeated_as_the_first_line():
     html = page(article(f"<h1>A Headline</h1><p>{PROSE}</p>"), title="A Headline | Site")
     result = extract(html)
     assert result.title == "A Headline" and result.text == PROSE
+
+
+def json_ld(data: object) -> str:
+    return f"<script type='application/ld+json'>{json.dumps(data)}</script>"
+
+
+ARTICLE_LD = {"@context": "https://schema.org", "@type": "NewsArticle", "headline": "Editors' Line"}
+
+
+@pytest.mark.parametrize(
+    ("head", "body_script"),
+    [
+        (json_ld(ARTICLE_LD), ""),  # in the head
+        ("", json_ld(ARTICLE_LD)),  # in the body, among the scripts dropped
+        (json_ld({"@graph": [{"@type": "WebSite", "name": "Site"}, ARTICLE_LD]}), ""),
+        (json_ld([{"@type": "Organization"}, {**ARTICLE_LD, "@type": ["BlogPosting"]}]), ""),
+    ],
+)
+def test_the_json_ld_headline_of_the_article_is_the_title(head: str, body_script: str):
+    html = page(
+        f"{body_script}<h1>A Headline for Search</h1><p>{PROSE}</p>",
+        title="A Headline for Search | Site",
+        head=head + "<meta property='og:title' content='A Headline for Search'>",
+    )
+    result = extract(html)
+    assert result.title == "Editors' Line"
+    assert result.text == PROSE  # the <h1> shown on the page is still no line of the text
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        json_ld({"@type": "WebSite", "headline": "Not an article"}),
+        json_ld({"@type": "NewsArticle", "headline": "Example News - All the news"}),  # the site
+        '<script type=\'application/ld+json\'>{"@type": "NewsArticle", "headline": </script>',
+    ],
+)
+def test_other_json_ld_leaves_the_title_to_the_page(script: str):
+    html = page(
+        f"{script}<h1>A Headline</h1><p>{PROSE}</p>",
+        title="A Headline | Example News",
+        head="<meta property='og:site_name' content='Example News'>",
+    )
+    assert extract(html).title == "A Headline"
+
+
+def test_entities_escaped_twice_in_json_ld_are_decoded():
+    html = page(f"<p>{PROSE}</p>", head=json_ld({**ARTICLE_LD, "headline": "Gr&ouml;&szlig;e"}))
+    assert extract(html).title == "Größe"
 
 
 # --- caps, modes, input types ----------------------------------------------------------------

@@ -122,6 +122,19 @@ def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
     assert all(p in result.text for p in POST) and result.comments == ""
 
 
+def test_a_thread_laid_out_in_grid_columns_is_set_apart():
+    # CSS grids name every box "column(s)" (Bulma, Foundation): that is layout, not content
+    items = "".join(
+        f'<li class="member column is-12 comment" id="m{i}"><div class="columns is-mobile">'
+        f'<span class="author">Reader {i}</span><p>{COMMENT.format(i=i)}</p></div></li>'
+        for i in range(12)
+    )
+    thread = f'<ul class="comments-list comments-container columns is-multiline">{items}</ul>'
+    result = extract(blog_post(thread))
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
 def test_full_mode_keeps_the_comments_in_the_text():
     result = extract(blog_post(wordpress_comments(12)), mode="full")
     assert result.text.count("canker") == 12 and result.comments == ""
@@ -351,6 +364,47 @@ def test_a_short_hidden_tab_beside_a_visible_article_stays_hidden():
     assert "canker" not in result.text
 
 
+OFFER = (
+    "Subscribe now to read the latest news in your city and across the country, with "
+    "exclusive articles, daily puzzles and the digital replica of the print edition."
+)
+
+
+@pytest.mark.parametrize("hidden", ["hidden", "d-none", "hide", "visually-hidden"])
+def test_a_box_hidden_by_its_class_is_dropped(hidden: str):
+    # a paywall's offers, in the article, shown by a script only to readers over their quota
+    first, rest = ("".join(f"<p>{p}</p>" for p in part) for part in (POST[:2], POST[2:]))
+    offers = f"<div class='sign-in-block {hidden}'>" + f"<p>{OFFER}</p>" * 3 + "</div>"
+    result = extract(page(f"<article>{first}{offers}{rest}</article>"))
+    assert "Subscribe" not in result.text and all(p in result.text for p in POST)
+
+
+@pytest.mark.parametrize(
+    "classes", ["d-none d-md-block", "hidden md:block", "hide show@medium", "hidden-xs"]
+)
+def test_a_box_shown_again_on_wider_screens_is_kept(classes: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    box = f"<div class='{classes}'><p>{OFFER}</p></div>"
+    assert OFFER in extract(page(f"<article>{paragraphs}{box}</article>")).text
+
+
+def test_an_article_hidden_by_its_class_is_kept_when_it_is_the_page():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    result = extract(page(f"<div class='article hidden'>{paragraphs}</div><p>Menu</p>"))
+    assert all(p in result.text for p in POST)
+
+
+def test_the_tooltips_of_an_articles_buttons_are_dropped():
+    # each button's tooltip says, in a sentence, that the feature needs an account
+    tip = "<div class='container'><p>記事に『リアクション』ができます。ご利用には会員登録が必要です。</p></div>"
+    buttons = "".join(
+        f"<div class='wrp js-tooltip'><button>{i}</button>{tip}</div>" for i in range(4)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    result = extract(page(f"<main><article>{buttons}{paragraphs}</article></main>"))
+    assert result.text == "\n\n".join(POST)
+
+
 def test_a_listing_of_articles_keeps_their_headers():
     # each item is an <article> whose <header> holds its headline and teaser
     items = "".join(
@@ -371,6 +425,179 @@ def test_an_article_beside_a_longer_box_of_related_headlines_loses_the_box():
     ]
     result = extract(page(f"<div>{paragraphs}{''.join(related)}</div>"))
     assert result.text == "\n\n".join(POST)
+
+
+def test_the_main_element_is_the_content_when_no_block_holds_two_thirds():
+    # a short article in <main>, and around it many small unnamed boxes: the site's popups
+    # (a save button's, a newsletter's), each a sentence or two
+    popups = "".join(
+        f"<div><span>Popup {i}</span><p>Only subscribers can save or follow articles: "
+        "start a free trial to read them all.</p></div>"
+        for i in range(6)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    html = page(f"<div><main><h1>Apples</h1>{paragraphs}</main></div>{popups}", title="Apples")
+    result = extract(html)
+    assert result.text == "\n\n".join(POST[:3])
+
+
+LEAD = (
+    "When a gardener prunes in winter, the tree opens up to the light: what to cut, and why, "
+    "in five steps."
+)
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        f"<h2 class='article-summary'>{LEAD}</h2>",  # a heading between headline and body
+        f"<div class='intro'><p>{LEAD}</p></div>",
+        f"<div><p class='lead'>{LEAD}</p></div><div></div>",  # an empty box between
+    ],
+)
+def test_the_lead_set_apart_from_the_body_comes_first(lead: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        f"<div class='site'><nav><a href='/'>Home</a></nav><article><h1>Apples</h1>"
+        f"<div class='meta'>By Ann, 3 March</div>{lead}<div class='text'>{paragraphs}</div>"
+        "</article><aside><a href='/x'>More</a></aside></div>",
+        title="Apples",
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div><h2>Key points</h2><ul><li>{0}</li><li>{0}</li></ul></div>",  # a list, no lead
+        "<p>{0} <a href='/a'>{0}</a></p>",  # mostly links
+        "<p>By Ann Smith and John Doe, with reporting from the gardens of the county</p>",
+    ],
+)
+def test_what_is_no_lead_stays_out(box: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1>{box.format(LEAD)}<div>{paragraphs}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+@pytest.mark.parametrize(
+    ("header", "title"),
+    [
+        # in the article's <header>, which goes as boilerplate, past a date line
+        (
+            "<header><h1>Apples</h1><div class='date'>3 March 2024, 10:00</div>"
+            "<p class='preface'>{0}</p></header>",
+            "Apples",
+        ),
+        # under the headline in a box of its own, the body's box after a dateline
+        ("<div class='top'><div><h1>Apples</h1><h4>{0}</h4></div></div><h6>Ankara</h6>", "Apples"),
+        # the page's title reworded around the headline's words
+        ("<header><h1>Pruning apples</h1><p>{0}</p></header>", "Apples: when pruning, cut"),
+        # a page without a title
+        ("<div class='top'><h1>Apples</h1><span>{0}</span></div>", ""),
+    ],
+)
+def test_the_lead_under_the_headline_comes_first(header: str, title: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        f"<div class='site'><nav><a href='/'>Home</a></nav><article>{header.format(LEAD)}"
+        f"<div class='text'>{paragraphs}</div></article></div>",
+        title=title,
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div class='media'><img src='a.jpg'><div>{0}</div></div>",  # an image's caption
+        "<div class='byline'>{0}</div>",  # a box named as boilerplate
+        "<p>{0}</p>",  # under a headline that is not the page's title
+    ],
+)
+def test_what_is_no_lead_under_the_headline_stays_out(box: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    title = "Pears" if box == "<p>{0}</p>" else "Apples"
+    html = page(
+        f"<article><header><h1>Apples</h1>{box.format(LEAD)}</header>"
+        f"<div>{paragraphs}</div></article>",
+        title=title,
+    )
+    assert extract(html).text == "\n\n".join(POST)
+
+
+@pytest.mark.parametrize(
+    "teaser",
+    [
+        "<p><strong>Lesen Sie auch:</strong> <a href='/x'>Wie man Birnbäume im Frühling schneidet"
+        "</a></p>",
+        "<div class='o-teaser'><div>Lire aussi</div><a href='/y'><h3>Tailler un pommier en hiver"
+        "</h3></a><span>Par Anne</span></div>",
+        "<div><span>Czytaj też</span> <a href='/z'>Jak przycinać jabłonie zimą</a></div>",
+        "<div><p>おすすめ情報</p><a href='/k'>りんごの木の剪定</a></div>",
+    ],
+)
+def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs[:2]) + teaser + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+@pytest.mark.parametrize("label", ["Anzeige", "Publicité", "REKLAM", "Sponsored", "広告"])
+def test_the_label_of_an_ad_goes(label: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    ad = f"<div class='x1'><div class='x2'><span>{label}</span></div><div id='slot'></div></div>"
+    body = "".join(paragraphs[:2]) + ad + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_paragraph_that_starts_with_a_read_also_word_stays():
+    paragraphs = [*POST[:2], "Related: the pear, whose trees are pruned in late winter too."]
+    body = "".join(f"<p>{p}</p>" for p in POST[2:])
+    first = f"<p>{paragraphs[0]}</p><p>{paragraphs[1]}</p>"
+    html = page(
+        f"<article><h1>Apples</h1><div>{first}<p><b>Related</b>: the pear, whose trees are "
+        f"pruned in late winter too.</p>{body}</div></article>"
+    )
+    assert extract(html).text == "\n\n".join([*paragraphs, *POST[2:]])
+
+
+def story(title: str, paragraphs: list[str]) -> str:
+    """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
+    text = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return f"<article><header><h1>{title}</h1><div>By Ann</div></header>{text}</article>"
+
+
+def test_the_headlines_article_with_most_of_the_prose_wins_over_teasers_beside_it():
+    # teasers of other stories with a kicker, a byline and a blurb: more than a third of the
+    # weight, under a third of the prose
+    items = "".join(
+        f"<div class='item'><span>Kicker of another story {i}</span>"
+        f"<a href='/s{i}'>Another story number {i} of the day</a><div>By Bob, 3 March</div>"
+        f"<p>The blurb of story {i}: {POST[i][:120]}</p></div>"
+        for i in range(4)
+    )
+    paragraphs = POST + [p.replace("apple", "plum") for p in POST[:2]]
+    html = page(f"<div class='page'>{story('Apples', paragraphs)}{items}</div>", title="Apples")
+    assert extract(html).text == "\n\n".join(paragraphs)
+
+
+def test_the_next_story_of_an_endless_scroll_is_left_out():
+    longer = [p.replace("apple", "pear") for p in POST + POST]
+    html = page(
+        f"<main>{story('Pruning apple trees', POST[:2])}<div class='next'>"
+        f"{story('Pears in the city', longer)}</div></main>",
+        title="Pruning apple trees | The Garden Times",
+    )
+    assert extract(html).text == "\n\n".join(POST[:2])
+
+
+def test_a_blog_page_of_whole_posts_keeps_them_all():
+    posts = "".join(story(f"Post {i}", POST[:2]) for i in range(3))
+    result = extract(page(f"<main>{posts}</main>", title="The Garden Times"))
+    assert result.text.count(POST[0]) == 3
 
 
 def other_articles(n: int) -> str:
@@ -412,6 +639,46 @@ LEGAL = (
     "process personal data, such as unique identifiers, to personalise ads and content, to "
     "measure them, and to develop and improve our products; purpose {i}."
 )
+
+
+def teasers(n: int) -> str:
+    """A list of ``n`` teasers of other stories: a linked headline and an unlinked blurb."""
+    return "".join(
+        f"<div class='teaser'><h2><a href='/story-{i}'>Another story number {i} of the day</a>"
+        f"</h2><p>The blurb of story {i}: {POST[i % 4][:120]}</p></div>"
+        for i in range(n)
+    )
+
+
+def test_an_article_named_as_the_body_wins_over_a_longer_list_of_teasers():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    html = page(
+        f"<div class='single'><h1>Pruning apple trees</h1><div class='entry-content'>"
+        f"{paragraphs}</div><div class='more'>{teasers(8)}</div></div>",
+        title="Pruning apple trees",
+    )
+    assert extract(html).text == "\n\n".join(POST[:3])
+
+
+@pytest.mark.parametrize(
+    "box",
+    [
+        "<div class='entry-content'>{}</div>",  # each post of a listing is named so
+        "<div class='teaser'>{}</div>",  # one named box, but only a blurb of the listing
+    ],
+)
+def test_a_listing_keeps_its_items_beside_a_box_named_as_a_body(box: str):
+    items = "".join(box.format(f"<p>{POST[i % 4]}</p>") for i in range(6))
+    named = "<div class='article-content'><p>Our blog, on all things in the garden.</p></div>"
+    result = extract(page(f"<main>{named}{items}</main>"))
+    assert result.text.count("Paragraph") == 6
+
+
+def test_a_comment_named_as_an_article_body_is_not_taken_for_the_article():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    comment = f"<section class='article-content'><p>{COMMENT.format(i=1)}</p></section>"
+    result = extract(page(f"<article><h1>Apples</h1>{paragraphs}{comment}</article>"))
+    assert all(p in result.text for p in POST)
 
 
 def consent_dialog(paragraphs: int) -> str:

@@ -57,6 +57,7 @@ from transforms.extract.boilerplate import (
     BodyElements,
     drop_boilerplate,
     drop_furniture,
+    drop_labelled,
     sort_elements,
 )
 from transforms.extract.characters import strip_unwanted_in_node
@@ -68,14 +69,27 @@ from transforms.extract.prose import PROSE_CHARS, PROSE_CJK_CHARS, text_weight
 from transforms.extract.repair import repair_text
 from transforms.extract.scoring import (
     LinkStats,
+    article_within,
     choose_root,
     headline_article,
+    headline_articles,
+    headline_lead,
+    lead_before,
+    main_landmark,
     marked_article_body,
+    named_body,
     prune_link_lists,
     refine_to_prose,
 )
 from transforms.extract.shadow import has_shadow_root, open_shadow_roots
-from transforms.extract.title import find_title, read_head
+from transforms.extract.title import (
+    find_title,
+    json_ld_headline,
+    json_ld_texts,
+    overlapping,
+    read_head,
+    similar,
+)
 from transforms.extract.tree import TooComplex, size
 
 MODES = ("main", "full")
@@ -108,14 +122,16 @@ class Extracted:
     comments: str = ""  # main mode: the comment thread set apart from the article, if any
 
 
-def drop_leading_title(text: str, title: str, output_format: str = "text") -> str:
+def drop_leading_title(text: str, title: str, output_format: str = "text", h1: str = "") -> str:
     """The headline is the title; do not repeat it as the first line of the text (in Markdown,
     the first line read as plain text; cleaned as the title's sources are, ``title._clean``:
-    the text keeps what the policy removes until its repair)."""
+    the text keeps what the policy removes until its repair), nor the page's first ``<h1>``
+    (``h1``), which may be worded apart from the title taken from JSON-LD."""
     first, sep, rest = text.partition("\n")
     if output_format == "markdown":
         first = strip_title_line(first)
-    if title and " ".join(strip_unwanted_in_node(first).split()) == title:
+    first = " ".join(strip_unwanted_in_node(first).split())
+    if first and first in (title, " ".join(h1.split())):
         return rest.lstrip("\n")
     return text
 
@@ -180,14 +196,19 @@ class Extractor:
         tree = LexborHTMLParser(source)
         html_title, metas = read_head(tree.head)
         h1s: list[str] = []
+        # JSON-LD scripts: the head's here, the body's as the body is sorted out (_extract)
+        ld_texts = json_ld_texts(tree.head.css("script") if tree.head is not None else ())
         if tree.body is None:
-            title = repair_text(find_title(html_title, metas, [], url))
+            headline = json_ld_headline(ld_texts)
+            title = repair_text(find_title(html_title, metas, [], url, headline))
             return Extracted(title, "", truncated)
         trees = [tree]
         comments = ""
         base = document_base(tree, url) if self.links else url  # what links resolve against
         try:
-            body_text, comments = self._extract(trees, source, h1s, base)
+            # the <title> or og:title, worked out if a rule asks for it
+            page_title = functools.cache(functools.partial(find_title, html_title, metas, [], url))
+            body_text, comments = self._extract(trees, source, h1s, base, page_title, ld_texts)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
             for node in reversed(body.css(_INVISIBLE)):
@@ -195,22 +216,34 @@ class Extractor:
             drop_page_markers(body)
             body_text = layout(body)
             truncated = True
-        title = find_title(html_title, metas, h1s, url)
+        shown = find_title(html_title, metas, h1s, url)  # from the <h1> and <title>
+        headline = json_ld_headline(ld_texts)
+        title = find_title(html_title, metas, h1s, url, headline) if headline else shown
         if self.mode == "main":
-            body_text = drop_leading_title(body_text, title, self.output_format)
+            body_text = drop_leading_title(body_text, title, self.output_format, shown)
         return Extracted(
             repair_text(title), repair_text(body_text), truncated, repair_text(comments)
         )
 
     def _extract(
-        self, trees: list[LexborHTMLParser], source: bytes, h1s: list[str], url: str | None
+        self,
+        trees: list[LexborHTMLParser],
+        source: bytes,
+        h1s: list[str],
+        url: str | None,
+        page_title: Callable[[], str] = str,
+        ld_texts: list[str] | None = None,
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
-        (collecting its first ``<h1>`` texts into ``h1s``), links resolved against ``url``; a
-        re-parsed tree (of ``source``, what was parsed) is appended to ``trees``."""
+        (collecting its first ``<h1>`` texts into ``h1s``, and the texts of its JSON-LD
+        scripts with a headline into ``ld_texts``), links resolved against ``url``; a
+        re-parsed tree (of ``source``, what was parsed) is appended to ``trees``.
+        ``page_title()``: the ``<title>`` or ``og:title`` without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
         elements = sort_elements(body)
+        if ld_texts is not None:  # (read before the scripts go)
+            ld_texts.extend(json_ld_texts(elements.stripped))
         if has_shadow_root(elements.stripped):  # web components rendered on the server
             source = open_shadow_roots(source)
             body = self._reparse(trees, source, noscript=False)
@@ -226,7 +259,7 @@ class Extractor:
             drop_boilerplate(body, main, containers=elements.containers)
             return self._render(body, url), ""
         render = functools.partial(self._render, url=url)
-        text, comments, removed = _main_text(body, render, elements)
+        text, comments, removed = _main_text(body, render, elements, page_title=page_title)
         if dropped + removed > SECOND_OPINION_DROPPED * len(text):
             # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
             # Without those cuts, is there clearly more prose? (streamed apps park the article
@@ -234,7 +267,9 @@ class Extractor:
             body = self._reparse(trees, source, noscript)
             elements = sort_elements(body)
             drop_furniture(body, [], main, keep_hidden=True, elements=elements)
-            other, other_comments, _ = _main_text(body, render, elements, relaxed=True)
+            other, other_comments, _ = _main_text(
+                body, render, elements, relaxed=True, page_title=page_title
+            )
             if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
                 return other, other_comments
         return text, comments
@@ -289,21 +324,54 @@ def _main_text(
     render: Callable[[LexborNode], str],
     elements: BodyElements,
     relaxed: bool = False,
+    page_title: Callable[[], str] = str,
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
-    body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``)."""
-    body_size, comments, removed = drop_boilerplate(body, True, relaxed, elements.containers)
+    body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``; ``page_title``: see
+    ``Extractor._extract``)."""
+    # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
+    h1s = [node for node in elements.furniture if node.tag == "h1" and node.parent is not None]
+    articles = headline_articles(h1s)
+
+    headline_text = _words(h1s[0]) if h1s else ""  # (read now: its <header> may go)
+
+    def titled() -> bool:  # the first <h1> is the page's title
+        return bool(headline_text) and similar(headline_text, page_title())
+
+    # the lead after the headline, serialized before its <header> may go
+    lead_after = headline_lead(h1s[0]) if h1s else None
+    lead_html = lead_after.html if lead_after is not None else None
+    lead_words = " ".join(lead_after.text().split()) if lead_after is not None else ""
+
+    bodies: list[LexborNode] = []
+    body_size, comments, removed = drop_boilerplate(
+        body, True, relaxed, elements.containers, bodies
+    )
     links = LinkStats(body)
     marked = marked_article_body(body, links, elements.article_body)
     headline = elements.headline()
-    root = _main_block(body, links, marked, body_size, headline)
+    root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
+    lead = None if marked is not None else lead_before(root, links, headline)
+    drop_labelled(root)
     text = render(root)
+    if lead is not None:  # the standfirst set apart from the body's box
+        text = f"{render(lead)}\n\n{text}"
+    elif lead_html and lead_words not in (words := " ".join(text.split())):
+        # the standfirst under the article's headline (the page's title, maybe reworded or
+        # cut short, or the page has none), left out of the root
+        lead_text = render(LexborHTMLParser(lead_html).body)
+        if (
+            lead_text
+            and " ".join(lead_text.split()) not in words
+            and (not (title := page_title()) or overlapping(headline_text, title))
+        ):
+            text = f"{lead_text}\n\n{text}"
     if marked is None and root.mem_id != body.mem_id and repeats_itself(text):
         # The block says the same thing over and over (a carousel of per-country banners, a
         # ticker): look again without it, and take the other block if it says more.
         root.decompose()
-        other = render(_main_block(body, LinkStats(body), headline=headline))
+        other = render(_main_block(body, LinkStats(body), headline=headline, bodies=bodies))
         if prose_mass(other) > prose_mass(text):
             return other, comments, removed
     return text, comments, removed
@@ -315,16 +383,35 @@ def _main_block(
     marked: LexborNode | None = None,
     body_size: int | None = None,
     headline: LexborNode | None = None,
+    bodies: list[LexborNode] | None = None,
+    articles: list[LexborNode] | None = None,
+    titled: Callable[[], bool] = bool,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
-    and refined to its prose, or the ``headline``'s article beside a box of other articles
-    (``scoring``); its link lists pruned."""
+    and refined to its prose, or the ``headline``'s article beside a box of other articles, or
+    the headline's article inside it (``articles``, ``titled``: ``scoring.article_within``), or the
+    one box in it named as the article's body (``bodies``; see ``scoring``); its link lists
+    pruned."""
     root = marked
     if root is None:
-        root = refine_to_prose(choose_root(body, links, body_size), links)
-        root = headline_article(root, headline) or root
+        root = choose_root(body, links, body_size)
+        if root.mem_id == body.mem_id:  # no block holds two thirds of the page
+            root = main_landmark(body, links) or root
+        root = refine_to_prose(root, links)
+        root = (
+            headline_article(root, headline)
+            or article_within(root, articles or [], links, titled)
+            or root
+        )
+        if bodies:
+            root = named_body(root, bodies, links) or root
     prune_link_lists(root, links)
     return root
+
+
+def _words(node: LexborNode) -> str:
+    """The text of ``node`` with its words spaced (``<h1>A <span>B</span></h1>``: "A B")."""
+    return " ".join(node.text(separator=" ").split())
 
 
 def _sentences(line: str) -> list[str]:

@@ -1,13 +1,17 @@
-"""The page's headline: reconcile ``<title>``, ``og:title`` and the ``<h1>``.
+"""The page's headline: reconcile JSON-LD, ``<title>``, ``og:title`` and the ``<h1>``.
 
 ``<title>`` usually carries the site name ("Headline | Site", "Site - Headline"). The headline
 is taken, in order of preference, from:
 
-1. an ``<h1>`` whose words are (mostly) contained in ``<title>`` or ``og:title``;
-2. ``og:title`` / ``<title>`` with a site-name part removed: the part equal to ``og:site_name``
+1. the ``headline`` of the page's article in its JSON-LD (schema.org ``NewsArticle``,
+   ``Article``, ``BlogPosting``, ...): the editors' headline, where ``og:title`` and
+   ``<title>`` are often written for search and social sites, and the ``<h1>`` may be one of
+   several; unless it names the site;
+2. an ``<h1>`` whose words are (mostly) contained in ``<title>`` or ``og:title``;
+3. ``og:title`` / ``<title>`` with a site-name part removed: the part equal to ``og:site_name``
    or to the URL's host, else the longest part when split on " | ", " - ", " – ", " — ", " · ",
    " :: ", " » ";
-3. the first ``<h1>``.
+4. the first ``<h1>``.
 
 Each of them is read up to ``MAX_TITLE_CHARS`` characters: a headline is shorter, and a 5 MB
 ``<title>`` must not become a 5 MB title.
@@ -15,7 +19,10 @@ Each of them is read up to ``MAX_TITLE_CHARS`` characters: a headline is shorter
 
 from __future__ import annotations
 
+import html
+import json
 import re
+from collections.abc import Iterable, Iterator
 from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborNode, create_tag
@@ -31,6 +38,13 @@ _SEPARATORS = re.compile(
     r"|\s*[｜丨]\s*"  # full-width bars (CJK titles)
     r"|(?<=[^\x00-\x7f])_(?=[^\x00-\x7f])"  # "标题_网站" (CJK titles join with "_")
 )
+
+
+# JSON-LD: the types of schema.org whose headline is the page's (NewsArticle, TechArticle,
+# BlogPosting, LiveBlogPosting, Report, ...); a script longer than this is not read.
+_ARTICLE_TYPE = re.compile(r"(?:Article|BlogPosting|Report)$")
+MAX_JSON_LD_CHARS = 200_000
+_SCRIPT = create_tag("script").tag_id
 
 
 def _clean(text: str | None) -> str:
@@ -82,9 +96,14 @@ def _strip(title: str, site: _Site) -> str:
     return kept[0] if kept else parts[0]
 
 
-def _similar(a: str, b: str) -> bool:
+def similar(a: str, b: str) -> bool:
     """Most words of each are in the other."""
     return _contained(a, b) >= 0.8 and _contained(b, a) >= 0.6
+
+
+def overlapping(a: str, b: str) -> bool:
+    """Most words of one are in the other (a title cut short, or reworded around its words)."""
+    return max(_contained(a, b), _contained(b, a)) >= 0.6
 
 
 def _contained(inner: str, outer: str) -> float:
@@ -97,22 +116,31 @@ def _contained(inner: str, outer: str) -> float:
 
 
 def find_title(
-    html_title: str, metas: dict[str, str], h1s: list[str], url: str | None = None
+    html_title: str,
+    metas: dict[str, str],
+    h1s: list[str],
+    url: str | None = None,
+    headline: str = "",
 ) -> str:
     """The headline from the ``<title>`` text, the page's ``<meta>`` values (by lowercase
-    property or name) and the texts of its first ``<h1>`` elements.
+    property or name), the texts of its first ``<h1>`` elements and its JSON-LD ``headline``
+    (``json_ld_headline``).
 
-    An ``<h1>`` that is not the site's name and matches ``og:title``/``<title>`` or one of
-    their parts wins; else ``og:title`` or ``<title>`` without its site-name parts; else the
-    first ``<h1>``."""
+    The JSON-LD headline wins unless the site's name is all of it or one of its parts; else
+    an ``<h1>`` that is not the site's name and matches ``og:title``/``<title>`` or one of
+    their parts; else ``og:title`` or ``<title>`` without its site-name parts; else the first
+    ``<h1>``."""
     html_title = _clean(html_title)
     og_title = _clean(metas.get("og:title") or metas.get("twitter:title"))
     site = _Site(_clean(metas.get("og:site_name") or metas.get("application-name")), url)
+    headline = _clean(headline)
+    if headline and not any(site.names(part) for part in [headline, *split_title(headline)]):
+        return headline
     h1s = [h for h in (_clean(h) for h in h1s) if h and not site.names(h)]
     titles = [t for t in (og_title, html_title) if t]
     candidates = titles + [part for t in titles for part in split_title(t)]
     for h1 in h1s:
-        if any(_similar(h1, c) for c in candidates):
+        if any(similar(h1, c) for c in candidates):
             return h1
     for t in titles:
         headline = _strip(t, site)
@@ -145,3 +173,46 @@ def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
         if key and key.lower() not in metas:
             metas[key.lower()] = values[2] or ""
     return title, metas
+
+
+def json_ld_texts(nodes: Iterable[LexborNode]) -> list[str]:
+    """The texts of the JSON-LD scripts among ``nodes`` that hold a ``headline``."""
+    texts = []
+    for node in nodes:
+        if node.tag_id == _SCRIPT and "ld+json" in (node.attributes.get("type") or "").lower():
+            text = node.text()
+            if '"headline"' in text and len(text) <= MAX_JSON_LD_CHARS:
+                texts.append(text)
+    return texts
+
+
+def json_ld_headline(texts: Iterable[str]) -> str:
+    """The ``headline`` of the first article (``_ARTICLE_TYPE``) in the JSON-LD ``texts``, its
+    HTML entities decoded (sites escape them twice), or ""."""
+    for text in texts:
+        try:
+            data = json.loads(text)
+        except ValueError:  # a broken script, or several objects glued together
+            continue
+        for item in _items(data):
+            kinds = item.get("@type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            headline = item.get("headline")
+            if isinstance(headline, str) and any(
+                isinstance(kind, str) and _ARTICLE_TYPE.search(kind) for kind in kinds
+            ):
+                return html.unescape(headline)
+    return ""
+
+
+def _items(data: object, depth: int = 0) -> Iterator[dict]:
+    """The objects of a JSON-LD document: itself, those of a list, those of an ``@graph``."""
+    if depth > 3:
+        return
+    if isinstance(data, list):
+        for item in data:
+            yield from _items(item, depth + 1)
+    elif isinstance(data, dict):
+        yield data
+        if "@graph" in data:
+            yield from _items(data["@graph"], depth + 1)
