@@ -8,7 +8,7 @@ Markdown read back must be the words of the text format.
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
@@ -315,6 +315,9 @@ md_fragments = st.lists(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(md_fragments)
+@example("__a__")  # examples hypothesis found: underscores, a <pre> in a heading
+@example("<h2>a<pre>a")
+@example("<h2><pre>a<p>a")
 def test_random_markup_gives_markdown_with_the_words_of_the_text_layout(fragment):
     """Whatever the nesting and whatever Markdown characters the text holds, the Markdown read
     back by a CommonMark parser has the words, in order, of the text layout."""

@@ -90,7 +90,7 @@ _CELLS = _ids(*_names(CELL_TAGS))
 # Elements that start a block of their own (the text layout's block and line tags).
 _BLOCKS = _ids(*_names(BLOCK_TAGS), *_names(LINE_TAGS))
 # Elements that separate words when their text is read flat (a heading's, a cell's).
-_SEPARATING = _BLOCKS | _CELLS | {_BR, _PRE}
+_SEPARATING = _BLOCKS | _CELLS | {_BR}
 # A table holding any of these is a layout table, not data.
 _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
 # Elements that end a line: a link or code span holding one is laid out as its content.
@@ -169,6 +169,8 @@ def _flat_text(node: LexborNode, out: list[str]) -> None:
         tag_id = child.tag_id
         if tag_id == _TEXT:
             out.append(child.text_content or "")
+        elif tag_id == _PRE:  # its text as it is, blocks inside it too, as the layout reads it
+            out.append(f" {child.text(deep=True)} ")
         elif tag_id in _SEPARATING:
             out.append(" ")
             _flat_text(child, out)
