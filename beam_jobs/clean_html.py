@@ -25,13 +25,12 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
-from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
+from beam_jobs.command import command_main
+from beam_jobs.config import ConfigError, UsageError, check_flags, merge_config
 from beam_jobs.output import (
     OutputClaim,
     check_inputs_outside,
     check_output_path,
-    interrupted,
-    sigterm_as_interrupt,
 )
 from transforms.clean_html import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, GUARDS, CleanHtml
 from transforms.decode import DEFAULT_MAX_BYTES
@@ -461,40 +460,9 @@ def run(
 
 
 def main() -> int:
-    # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
-    with sigterm_as_interrupt():
-        return _main()
-
-
-def _main() -> int:
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    return command_main(
+        "clean_html", run, help_text, usage_errors=(UsageError,), failures=(JobFailed,)
     )
-    logging.getLogger("apache_beam").setLevel(logging.WARNING)  # keep the progress lines readable
-    argv = sys.argv[1:]
-    if "-h" in argv or "--help" in argv:
-        print(help_text())
-        return 0
-    if "--help_beam" in argv:
-        print(all_options_help())
-        return 0
-    try:
-        run(argv)
-    except UsageError as e:
-        print(f"clean_html: error: {e}", file=sys.stderr)
-        return 2
-    except ConfigError as e:
-        print(f"clean_html: bad --config: {e}", file=sys.stderr)
-        return 2
-    except JobFailed as e:
-        print(f"clean_html: FAILED: {e}", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, RuntimeError) as e:
-        if not interrupted(e):
-            raise
-        print("clean_html: interrupted; this run's files were deleted", file=sys.stderr)
-        return 130
-    return 0
 
 
 if __name__ == "__main__":

@@ -34,13 +34,12 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
-from beam_jobs.config import ConfigError, UsageError, all_options_help, check_flags, merge_config
+from beam_jobs.command import command_main
+from beam_jobs.config import UsageError, check_flags, merge_config
 from beam_jobs.output import (
     OutputClaim,
     check_inputs_outside,
     check_output_path,
-    interrupted,
-    sigterm_as_interrupt,
 )
 from transforms.dedup import (
     DEDUP_SHARDS,
@@ -262,40 +261,13 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def main() -> int:
-    # SIGTERM (Airflow, Kubernetes, timeout) as Ctrl-C: the run deletes its files and its lock.
-    with sigterm_as_interrupt():
-        return _main()
-
-
-def _main() -> int:
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    return command_main(
+        "dedup",
+        run,
+        lambda: _parser().format_help(),
+        usage_errors=(UsageError, InputError),
+        failures=(JobFailed,),
     )
-    logging.getLogger("apache_beam").setLevel(logging.WARNING)
-    argv = sys.argv[1:]
-    if "-h" in argv or "--help" in argv:
-        print(_parser().format_help())
-        return 0
-    if "--help_beam" in argv:
-        print(all_options_help())
-        return 0
-    try:
-        run(argv)
-    except (UsageError, InputError) as e:
-        print(f"dedup: error: {e}", file=sys.stderr)
-        return 2
-    except ConfigError as e:
-        print(f"dedup: bad --config: {e}", file=sys.stderr)
-        return 2
-    except JobFailed as e:
-        print(f"dedup: FAILED: {e}", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, RuntimeError) as e:
-        if not interrupted(e):
-            raise
-        print("dedup: interrupted; this run's files were deleted", file=sys.stderr)
-        return 130
-    return 0
 
 
 if __name__ == "__main__":
