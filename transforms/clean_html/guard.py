@@ -442,7 +442,9 @@ class GuardedCleaner:
             self._blame(reasons.EXTRACT_ERROR, f"cleaning process {_death_text(exitcode)}")
         self._restart()
 
-    def _on_hang(self) -> None:
+    def _stop_child(self) -> int:
+        """Kill the child and read the outcomes it sent before; the count of records it had
+        taken when it was stopped."""
         assert self._process is not None
         taken, _ = self._region.progress()
         self._process.kill()
@@ -450,6 +452,10 @@ class GuardedCleaner:
         with contextlib.suppress(EOFError, OSError):
             self._read_outcomes()
         self._kill()
+        return taken
+
+    def _on_hang(self) -> None:
+        taken = self._stop_child()
         # The child may have finished the record just before it was killed and taken the next
         # one: then nothing is blamed, and the records out are all sent again.
         if self._region.progress()[0] == taken:
@@ -459,13 +465,7 @@ class GuardedCleaner:
     def _on_memory(self) -> None:
         """The child is over its memory cap: stop it, and blame the record it is on (none when
         it is between records: the others are all sent again)."""
-        assert self._process is not None
-        taken, _ = self._region.progress()
-        self._process.kill()
-        self._process.join(_KILL_WAIT_S)
-        with contextlib.suppress(EOFError, OSError):
-            self._read_outcomes()
-        self._kill()
+        taken = self._stop_child()
         if self._region.progress()[0] == taken > self._received:
             self._blame(reasons.TOO_LARGE, _memory_cap_text(self.memory_bytes or 0))
         self._restart()
