@@ -103,6 +103,40 @@ class _TreeSampler(threading.Thread):
         self.join()
 
 
+@dataclass
+class SampledRun:
+    """A command run to its end under a ``_TreeSampler``."""
+
+    pid: int
+    returncode: int
+    log: str  # stdout and stderr together
+    seconds: float  # wall
+    cpu_seconds: float  # of the whole process tree
+    sampler: _TreeSampler
+
+
+def run_sampled(cmd: list[str]) -> SampledRun:
+    """Run ``cmd`` from the repository's root, sampling its process tree. Fork-server children
+    (the SDK workers) are not waited for, so rusage misses them: the tree's CPU is the larger
+    of the waited children's rusage and the sum of the samples."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    sampler = _TreeSampler(proc.pid)
+    sampler.start()
+    log, _ = proc.communicate()
+    seconds = time.perf_counter() - started
+    sampler.stop()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = max(
+        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        sum(sampler.cpu.values()),
+    )
+    return SampledRun(proc.pid, proc.returncode, log, seconds, cpu, sampler)
+
+
 def run_job(
     label: str,
     inputs: list[Path],
@@ -126,25 +160,11 @@ def run_job(
         *(extra_args or []),
     ]
     load = psutil.getloadavg()[0]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    sampler = _TreeSampler(proc.pid)
-    sampler.start()
-    log, _ = proc.communicate()
-    seconds = time.perf_counter() - started
-    sampler.stop()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"job {label} failed ({proc.returncode}):\n{log[-3000:]}")
+    done = run_sampled(cmd)
+    if done.returncode != 0:
+        raise RuntimeError(f"job {label} failed ({done.returncode}):\n{done.log[-3000:]}")
     summary = json.loads((output / "_SUMMARY.json").read_text(encoding="utf-8"))
-    # Fork-server children are not waited for, so rusage misses them: add up the samples too.
-    cpu = max(
-        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-        sum(sampler.cpu.values()),
-    )
+    sampler = done.sampler
 
     def of_kind(values: dict[int, float], kind: str) -> list[float]:
         return sorted(
@@ -157,10 +177,10 @@ def run_job(
         workers=workers,
         documents=summary["documents"],
         rows=summary["rows"],
-        seconds=seconds,
-        cpu_seconds=cpu,
-        runner_peak_rss_mb=sampler.peaks.get(proc.pid, 0.0),
-        runner_cpu_seconds=sampler.cpu.get(proc.pid, 0.0),
+        seconds=done.seconds,
+        cpu_seconds=done.cpu_seconds,
+        runner_peak_rss_mb=sampler.peaks.get(done.pid, 0.0),
+        runner_cpu_seconds=sampler.cpu.get(done.pid, 0.0),
         worker_cpu_seconds=of_kind(sampler.cpu, "worker"),
         cleaner_peak_rss_mb=of_kind(sampler.peaks, "cleaner"),
         cleaner_cpu_seconds=of_kind(sampler.cpu, "cleaner"),

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from benchmarks.bench_job import _TreeSampler
+from benchmarks.bench_job import run_sampled
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "dedup"
@@ -50,25 +47,16 @@ def _run(corpus: Path, workers: int) -> dict:
            "--output", str(out), "--runner", "FnApiRunner", "--direct_num_workers", str(workers),
            "--direct_running_mode", "multi_processing"]  # fmt: skip
     print(f"  dedup, {workers} worker(s) ...", flush=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    sampler = _TreeSampler(proc.pid)  # the SDK workers are not all waited for: sample them
-    sampler.start()
-    log, _ = proc.communicate()
-    seconds = time.perf_counter() - started
-    sampler.stop()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise RuntimeError(f"dedup failed:\n{log[-3000:]}")
+    done = run_sampled(cmd)
+    if done.returncode != 0:
+        raise RuntimeError(f"dedup failed:\n{done.log[-3000:]}")
     summary = json.loads((out / "_SUMMARY.json").read_text())
-    cpu = max(
-        (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-        sum(sampler.cpu.values()),
-    )
-    return {"workers": workers, "seconds": seconds, "cpu_seconds": cpu, "summary": summary}
+    return {
+        "workers": workers,
+        "seconds": done.seconds,
+        "cpu_seconds": done.cpu_seconds,
+        "summary": summary,
+    }
 
 
 def _rows(workers: int) -> list:
