@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -20,6 +19,7 @@ import pytest
 from beam_jobs import clean_html, dedup
 from benchmarks.dedup_corpus import planted_corpus, write_parquet
 from tests.builders import WarcEntry, http_response, page, write_warc
+from tests.processes import start_until
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,19 +237,10 @@ SLOW_RUN = (
 
 def start_slow_run(rows: Path, out: Path) -> subprocess.Popen:
     """A run in another process; returns once it is writing its first shard."""
-    run = subprocess.Popen(
-        [sys.executable, "-c", SLOW_RUN, "--input", str(rows), "--output", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    return start_until(
+        ["-c", SLOW_RUN, "--input", str(rows), "--output", str(out)],
+        lambda: bool(list(out.glob("duplicates/.temp-*/*"))),
     )
-    end = time.monotonic() + 120
-    while not list(out.glob("duplicates/.temp-*/*")):
-        assert run.poll() is None and time.monotonic() < end, run.communicate()
-        time.sleep(0.05)
-    return run
 
 
 def test_sigterm_deletes_the_runs_files_and_its_lock(rows, tmp_path):

@@ -23,6 +23,7 @@ from tests.builders import WarcEntry, http_response, page, write_warc
 from tests.conftest import read_output, run_job
 from tests.fake_extractors import SLOW_MARKER
 from tests.malformed import FOREIGN_FILES, OUTPUT_OVERLAPS, output_overlaps
+from tests.processes import start_until
 from transforms.extract import Extractor
 from transforms.rows import REJECT_SCHEMA, ROW_SCHEMA
 
@@ -245,20 +246,11 @@ def start_slow_run(tmp_path: Path, out: Path, pages: int = 8) -> subprocess.Pope
     crawl(tmp_path / "slow", pages=pages, marker=SLOW_MARKER)
     script = tmp_path / "slow_run.py"
     script.write_text(SLOW_RUN)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "--input", str(tmp_path / "slow" / "*")]
+    return start_until(
+        [str(script), "--input", str(tmp_path / "slow" / "*")]
         + ["--output", str(out), "--extract_guard", "none"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        lambda: (out / LOCK).exists() or bool(list(out.rglob(".temp-*/*"))),
     )
-    end = time.monotonic() + 120
-    while not ((out / LOCK).exists() or list(out.rglob(".temp-*/*"))):
-        assert proc.poll() is None and time.monotonic() < end, proc.communicate()
-        time.sleep(0.05)
-    return proc
 
 
 def test_a_second_run_into_an_output_in_use_stops_naming_the_first(tmp_path, monkeypatch, capsys):
