@@ -49,6 +49,31 @@ JOB_PYTHON = os.environ.get("CLEAN_HTML_PYTHON") or (
 )
 CONFIGS = os.environ.get("CLEAN_HTML_CONFIGS") or str(REPO / "configs")
 PARTITION_OUTPUT = "{{ params.output_root }}/{{ ds }}"
+
+
+def _beam_job(module: str, job_name: str, options: dict[str, Any]) -> BeamRunPythonPipelineOperator:
+    """A task running ``python -m beam_jobs.MODULE`` with the runner's preset and ``options``
+    (the job's own flags), named ``MODULE``; on Dataflow as ``job_name``."""
+    return BeamRunPythonPipelineOperator(
+        task_id=module,
+        runner="{{ params.runner }}",
+        py_file=f"beam_jobs.{module}",
+        py_options=["-m"],
+        py_interpreter=JOB_PYTHON,
+        pipeline_options={
+            "config": CONFIGS
+            + "/{{ 'dataflow' if params.runner == 'DataflowRunner' else 'local' }}.yaml",
+            **options,
+        },
+        dataflow_config=DataflowConfiguration(
+            job_name=job_name,
+            project_id=os.environ.get("CLEAN_HTML_GCP_PROJECT") or None,
+            location="{{ params.region }}",
+            wait_until_finished=True,
+        ),
+    )
+
+
 SUMMARY_FILE = "_SUMMARY.json"
 
 log = logging.getLogger(__name__)
@@ -112,25 +137,14 @@ with DAG(
     tags=["beam", "crawl"],
     doc_md=__doc__,
 ) as dag:
-    clean = BeamRunPythonPipelineOperator(
-        task_id="clean_html",
-        runner="{{ params.runner }}",
-        py_file="beam_jobs.clean_html",
-        py_options=["-m"],
-        py_interpreter=JOB_PYTHON,
-        pipeline_options={
-            "config": CONFIGS
-            + "/{{ 'dataflow' if params.runner == 'DataflowRunner' else 'local' }}.yaml",
+    clean = _beam_job(
+        "clean_html",
+        "clean-html-{{ ds_nodash }}",
+        {
             "input": "{{ params.crawl_root }}/{{ ds }}/{{ params.file_glob }}",
             "output": PARTITION_OUTPUT,
             "max_reject_ratio": 1.0,
         },
-        dataflow_config=DataflowConfiguration(
-            job_name="clean-html-{{ ds_nodash }}",
-            project_id=os.environ.get("CLEAN_HTML_GCP_PROJECT") or None,
-            location="{{ params.region }}",
-            wait_until_finished=True,
-        ),
     )
 
     @task(retries=0)
@@ -156,25 +170,14 @@ with DAG(
         """Go on to ``dedup`` only when the ``dedup`` param is set."""
         return wanted == "True"
 
-    dedup = BeamRunPythonPipelineOperator(
-        task_id="dedup",
-        runner="{{ params.runner }}",
-        py_file="beam_jobs.dedup",
-        py_options=["-m"],
-        py_interpreter=JOB_PYTHON,
-        pipeline_options={
-            "config": CONFIGS
-            + "/{{ 'dataflow' if params.runner == 'DataflowRunner' else 'local' }}.yaml",
+    dedup = _beam_job(
+        "dedup",
+        "dedup-{{ ds_nodash }}",
+        {
             "input": "{{ params.dedup_input or (params.output_root ~ '/' ~ ds ~ '/data') }}",
             "output": PARTITION_OUTPUT + "/dedup",
             "write_corpus": True,
         },
-        dataflow_config=DataflowConfiguration(
-            job_name="dedup-{{ ds_nodash }}",
-            project_id=os.environ.get("CLEAN_HTML_GCP_PROJECT") or None,
-            location="{{ params.region }}",
-            wait_until_finished=True,
-        ),
     )
 
     (
