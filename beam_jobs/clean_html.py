@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +25,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.command import command_main
-from beam_jobs.config import ConfigError, UsageError, check_flags, merge_config
+from beam_jobs.config import ConfigError, UsageError, check_flags, merge_config, number_type
 from beam_jobs.output import (
     OutputClaim,
     check_inputs_outside,
@@ -75,27 +74,6 @@ class JobFailed(RuntimeError):
     """The pipeline ran, but its output must not be taken as a success."""
 
 
-def _number(kind: type, low: float, *, low_included: bool, high: float = math.inf):
-    """An argparse ``type`` that reads ``kind`` and refuses NaN and values outside the range:
-    a zero cap would reject every document, a NaN ratio would disable its check."""
-    bound = f">= {low}" if low_included else f"> {low}"
-    if high != math.inf:
-        bound += f" and <= {high}"
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        below = value < low if low_included else value <= low
-        if math.isnan(value) or below or value > high:
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range (must be {bound})")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its messages
-    return parse
-
-
 def _language_codes(text: str) -> str:
     """An argparse ``type`` for ``--languages``: codes a row can carry (``did you mean en?``),
     kept as written for Beam's options (parsed again by ``parse_languages``)."""
@@ -106,12 +84,12 @@ def _language_codes(text: str) -> str:
     return text
 
 
-_POSITIVE_INT = _number(int, 0, low_included=False)
-_NON_NEGATIVE_INT = _number(int, 0, low_included=True)
-_POSITIVE_SECONDS = _number(float, 0, low_included=False)
+_POSITIVE_INT = number_type(int, 0, low_included=False)
+_NON_NEGATIVE_INT = number_type(int, 0, low_included=True)
+_POSITIVE_SECONDS = number_type(float, 0, low_included=False)
 # The cleaning process holds 120-165 MB before any page: a smaller cap could clean nothing.
-_MEMORY_MB = _number(int, 256, low_included=True)
-_RATIO = _number(float, 0, low_included=True, high=1.0)
+_MEMORY_MB = number_type(int, 256, low_included=True)
+_RATIO = number_type(float, 0, low_included=True, high=1.0)
 
 
 class CleanHtmlOptions(PipelineOptions):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ __all__ = [
     "check_flags",
     "load_preset",
     "merge_config",
+    "number_type",
     "preset_flags",
 ]
 
@@ -292,3 +294,24 @@ def merge_config(argv: Sequence[str]) -> list[str]:
     base = Path(path).resolve().parent
     preset = {k: _resolve_paths(k, v, base) for k, v in load_preset(path).items()}
     return [*preset_flags(preset, source=path, skip=_given_on_command_line(argv)), *argv]
+
+
+def number_type(kind: type, low: float, *, low_included: bool, high: float = math.inf):
+    """An argparse ``type`` that reads ``kind`` and refuses NaN and values outside the range:
+    a zero cap would reject every document, a NaN ratio would disable its check."""
+    bound = f">= {low}" if low_included else f"> {low}"
+    if high != math.inf:
+        bound += f" and <= {high}"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        below = value < low if low_included else value <= low
+        if math.isnan(value) or below or value > high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range (must be {bound})")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import sys
 import time
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, SetupOptions, StandardOptions
 
 from beam_jobs.command import command_main
-from beam_jobs.config import UsageError, check_flags, merge_config
+from beam_jobs.config import UsageError, check_flags, merge_config, number_type
 from beam_jobs.output import (
     OutputClaim,
     check_inputs_outside,
@@ -62,20 +61,6 @@ __all__ = ["DEFAULT_ROUNDS", "JobFailed", "build_pipeline", "format_summary", "p
 
 DEFAULT_ROUNDS = 6
 _DEFAULTS = MinHashParams()
-
-
-def _bounded(kind: type, low: float, high: float):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if math.isnan(value) or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range ({low} to {high})")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
 
 
 class JobFailed(Exception):
@@ -111,30 +96,34 @@ def _parser() -> argparse.ArgumentParser:
         help="Also write the kept rows, with all their columns, to OUTPUT/data/.",
     )
     parser.add_argument(
-        "--bands", type=_bounded(int, 1, 64), default=_DEFAULTS.bands,
+        "--bands",
+        type=number_type(int, 1, low_included=True, high=64),
+        default=_DEFAULTS.bands,
         help="LSH bands.",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--rows", type=_bounded(int, 1, 32), default=_DEFAULTS.rows,
+        "--rows",
+        type=number_type(int, 1, low_included=True, high=32),
+        default=_DEFAULTS.rows,
         help="MinHash values per band (bands x rows hashes in all).",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--hashes",
-        type=_bounded(int, 16, 1024),
+        type=number_type(int, 16, low_included=True, high=1024),
         default=_DEFAULTS.hashes,
         help="MinHash values per document: the first bands x rows make the bands, all of "
         "them estimate the similarity of a candidate pair.",
     )
     parser.add_argument(
         "--threshold",
-        type=_bounded(float, 0.0, 1.0),
+        type=number_type(float, 0.0, low_included=True, high=1.0),
         default=_DEFAULTS.threshold,
         help="A candidate pair is a near duplicate when its signatures agree on at least this "
         "share of values (the estimated Jaccard similarity of their word 5-grams).",
     )
     parser.add_argument(
         "--components_rounds",
-        type=_bounded(int, 0, 64),
+        type=number_type(int, 0, low_included=True, high=64),
         default=DEFAULT_ROUNDS,
         help="Large-star / small-star rounds of the connected components; what is left "
         "unconverged is finished by a union-find (counted in the summary).",
