@@ -86,6 +86,7 @@ from transforms.extract.title import (
     find_title,
     json_ld_headline,
     json_ld_texts,
+    json_ld_title,
     overlapping,
     read_head,
     similar,
@@ -218,7 +219,8 @@ class Extractor:
             truncated = True
         shown = find_title(html_title, metas, h1s, url)  # from the <h1> and <title>
         headline = json_ld_headline(ld_texts)
-        title = find_title(html_title, metas, h1s, url, headline) if headline else shown
+        # the JSON-LD headline, else the title shown (find_title's order, without its work twice)
+        title = json_ld_title(headline, metas, url) or shown
         if self.mode == "main":
             body_text = drop_leading_title(body_text, title, self.output_format, shown)
         return Extracted(

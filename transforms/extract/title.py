@@ -115,6 +115,24 @@ def _contained(inner: str, outer: str) -> float:
     return sum(w in outer_words for w in words) / len(words)
 
 
+def _site(metas: dict[str, str], url: str | None) -> _Site:
+    return _Site(_clean(metas.get("og:site_name") or metas.get("application-name")), url)
+
+
+def _json_ld_title(headline: str, site: _Site) -> str:
+    """The JSON-LD ``headline``, cleaned, unless the site's name is all of it or one of its
+    parts (then "")."""
+    headline = _clean(headline)
+    if headline and not any(site.names(part) for part in [headline, *split_title(headline)]):
+        return headline
+    return ""
+
+
+def json_ld_title(headline: str, metas: dict[str, str], url: str | None = None) -> str:
+    """The title ``find_title`` takes from a JSON-LD ``headline``, or "" when it takes none."""
+    return _json_ld_title(headline, _site(metas, url)) if headline else ""
+
+
 def find_title(
     html_title: str,
     metas: dict[str, str],
@@ -130,12 +148,12 @@ def find_title(
     an ``<h1>`` that is not the site's name and matches ``og:title``/``<title>`` or one of
     their parts; else ``og:title`` or ``<title>`` without its site-name parts; else the first
     ``<h1>``."""
+    site = _site(metas, url)
+    headline = _json_ld_title(headline, site)
+    if headline:
+        return headline
     html_title = _clean(html_title)
     og_title = _clean(metas.get("og:title") or metas.get("twitter:title"))
-    site = _Site(_clean(metas.get("og:site_name") or metas.get("application-name")), url)
-    headline = _clean(headline)
-    if headline and not any(site.names(part) for part in [headline, *split_title(headline)]):
-        return headline
     h1s = [h for h in (_clean(h) for h in h1s) if h and not site.names(h)]
     titles = [t for t in (og_title, html_title) if t]
     candidates = titles + [part for t in titles for part in split_title(t)]
