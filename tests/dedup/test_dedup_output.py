@@ -221,22 +221,25 @@ def test_a_second_run_into_an_output_in_use_stops_naming_the_first(
     assert list(out.iterdir()) == []  # the first run gave its lock back; nothing else there
 
 
-# A run that writes its duplicates a row each half second.
+# A run that leaves each shard it wrote in its temporary folder for five seconds before going on
+# (a shard is only opened once its rows are all in, so a slow write alone leaves a window of
+# milliseconds for the test to see it).
 SLOW_RUN = (
     "import sys, time\n"
     "from transforms.write import parquet\n"
-    "write = parquet.ShardWriter.write\n"
-    "def slow(self, row):\n"
-    "    time.sleep(0.5)\n"
-    "    write(self, row)\n"
-    "parquet.ShardWriter.write = slow\n"
+    "close = parquet.ShardWriter.close\n"
+    "def slow(self):\n"
+    "    paths = close(self)\n"
+    "    time.sleep(5)\n"
+    "    return paths\n"
+    "parquet.ShardWriter.close = slow\n"
     "from beam_jobs import dedup\n"
     "sys.exit(dedup.main())\n"
 )
 
 
 def start_slow_run(rows: Path, out: Path) -> subprocess.Popen:
-    """A run in another process; returns once it is writing its first shard."""
+    """A run in another process; returns once its first shard is in its temporary folder."""
     return start_until(
         ["-c", SLOW_RUN, "--input", str(rows), "--output", str(out)],
         lambda: bool(list(out.glob("duplicates/.temp-*/*"))),
