@@ -3,10 +3,11 @@
 This is also the file given to ``--setup_file`` so that Dataflow and portable workers install
 the same package and pinned ranges as a local run.
 
-``transforms.extract.walk`` is a C extension written in Cython: pip compiles it wherever the
-package is installed (a C compiler is needed; Cython comes from pyproject.toml's build
-requirements, and setuptools uses it for the ``.pyx`` source). It reads the Lexbor structures of
-the selectolax it was written against, hence selectolax's exact version below.
+``transforms.extract.walk`` and ``transforms.decode.utf8`` are C extensions written in Cython:
+pip compiles them wherever the package is installed (a C compiler is needed; Cython comes from
+pyproject.toml's build requirements, and setuptools uses it for the ``.pyx`` sources). The walk
+reads the Lexbor structures of the selectolax it was written against, hence selectolax's exact
+version below.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -19,7 +20,10 @@ setup(
     description="Apache Beam job: WARC, ARC and tar shards of HTML in, Parquet of clean text out.",
     python_requires=">=3.10",
     packages=find_packages(include=["beam_jobs", "beam_jobs.*", "transforms", "transforms.*"]),
-    ext_modules=[Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"])],
+    ext_modules=[
+        Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"]),
+        Extension("transforms.decode.utf8", ["transforms/decode/utf8.pyx"]),
+    ],
     install_requires=[
         BEAM,
         # transforms/extract/walk.pyx reads this version's Lexbor structures

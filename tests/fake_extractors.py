@@ -40,9 +40,10 @@ class MisbehavingExtractor(Extractor):
     out of memory on marked pages."""
 
     def __call__(
-        self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
+        self, html: bytes | str | None, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
-        text = html if isinstance(html, str) else html.decode("utf-8", "replace")
+        page = html if html is not None else utf8
+        text = page if isinstance(page, str) else page.decode("utf-8", "replace")
         if CRASH_MARKER in text:
             ctypes.string_at(0)  # reads address 0: SIGSEGV
         if HANG_MARKER in text:

@@ -85,8 +85,7 @@ class _TextOnlyExtractor(Extractor):
     """Parses the decoded text, never the page's bytes: the path without the shortcut."""
 
     def __call__(self, html, url=None, *, utf8=None):
-        assert isinstance(html, str)
-        return super().__call__(html, url)
+        return super().__call__(utf8.decode() if html is None else html, url)
 
 
 def test_parsing_the_bytes_gives_the_row_parsing_the_text_gives(extractor):

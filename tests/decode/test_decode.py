@@ -54,7 +54,7 @@ def test_http_response_end_to_end() -> None:
     )
     result = decode_document(payload, is_http=True)
     assert result == Decoded(
-        html=RUSSIAN,
+        text=RUSSIAN,
         http_status=200,
         content_type="text/html",
         charset="cp1251",

@@ -30,7 +30,11 @@ from transforms.extract.title import MAX_TITLE_CHARS
 
 
 def _bounded(html: bytes) -> tuple[bytes, bool]:
-    return bound_page(html.decode(), html)
+    """What the parser is given: the same whether the page's text is at hand or is made from
+    its bytes only if a bound needs it (the extractor's path for plain UTF-8)."""
+    bounded = bound_page(html.decode(), html)
+    assert bound_page(None, html) == bounded
+    return bounded
 
 
 def _elements(html: bytes) -> int:
@@ -158,6 +162,18 @@ def test_markup_that_is_not_text_does_not_fill_the_size_cap(filler):
     page = bomb_page(filler)
     assert len(page) > 5_000_000
     assert MARKER in extract(page).text
+
+
+def test_a_page_of_more_bytes_than_the_size_cap_is_cut_as_its_text_would_be():
+    """The cap counts characters: a page given as bytes alone is decoded to be measured when it
+    has more bytes than the cap allows characters."""
+    page = ("<p>" + "日本語の記事" * 1000 + "</p>").encode()
+    for max_chars in (len(page) // 3, len(page) // 2, len(page) - 1, len(page)):
+        text = page.decode()
+        assert bound_page(None, page, max_chars=max_chars) == bound_page(
+            text, page, max_chars=max_chars
+        )
+    assert bound_page(None, page, max_chars=len(page) // 2) == (page, False)  # 6,000 chars fit
 
 
 def test_a_huge_title_neither_fills_the_size_cap_nor_becomes_a_huge_title():

@@ -74,9 +74,9 @@ def clean_record(
     except Exception as e:  # a decoding bug must cost this document, not the job
         return "reject", _failure(record, e)
     try:
-        # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in:
-        # the parser would otherwise encode the decoded text back to those bytes.
-        extracted = extractor(decoded.html, record.url, utf8=decoded.utf8)
+        # Plain UTF-8 pages (nearly all) are measured and parsed as the bytes they came in,
+        # their text never made (``decoded.text`` is None) unless a bound needs it.
+        extracted = extractor(decoded.text, record.url, utf8=decoded.utf8)
         text = extracted.text
         found = language.identify(extracted.title, text) if text.strip() else None
     except Exception as e:

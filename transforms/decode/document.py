@@ -7,11 +7,12 @@ It is a pure function of its arguments, so it is safe to call from any Beam work
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from transforms import reasons
-from transforms.decode.charset import decode_text, utf8_form
+from transforms.decode.charset import decode_text, utf8_form, utf8_source
 from transforms.decode.content_type import parse_content_type, require_html
 from transforms.decode.http import (
     decode_body,
@@ -34,18 +35,27 @@ class Decoded:
     generic and the bytes sniffed as HTML. ``charset`` is Python's codec name and
     ``charset_source`` says which evidence chose it (see ``transforms.decode.charset``).
     ``html_bytes`` is the size of the decoded body before charset decoding. ``utf8`` is that
-    body when ``html`` is exactly its strict UTF-8 decoding (no byte-order mark, nothing
-    replaced or removed), else None: the parser can take it as it is instead of encoding
-    ``html`` back to the same bytes.
+    body when the text is exactly its strict UTF-8 decoding (no byte-order mark, nothing
+    replaced or removed), else None: the parser can take it as it is instead of encoding the
+    text back to the same bytes.
+
+    ``text`` is the text as the decoding made it, or None when ``utf8`` stands for it: the
+    common page, plain UTF-8 (``charset.utf8_source``), is parsed as its bytes and its text
+    never made unless asked for, as ``html`` (the text either way) does.
     """
 
-    html: str
+    text: str | None
     http_status: int | None
     content_type: str
     charset: str
     charset_source: str
     html_bytes: int
     utf8: bytes | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def html(self) -> str:
+        """The page's text (made from ``utf8`` when first asked for, if ``text`` is None)."""
+        return self.text if self.text is not None else self.utf8.decode("utf-8")
 
 
 def is_2xx(status: int) -> bool:
@@ -85,9 +95,12 @@ def decode_document(
     body = inflate_undeclared_gzip(body, max_bytes=max_bytes)
     mime, declared_charset = parse_content_type(content_type)
     mime = require_html(mime, body)
+    source = utf8_source(body, declared_charset)
+    if source is not None:
+        return Decoded(None, status, mime, "utf-8", source, len(body), utf8=body)
     text = decode_text(body, declared_charset)
     return Decoded(
-        html=text.text,
+        text=text.text,
         http_status=status,
         content_type=mime,
         charset=text.charset,

@@ -51,7 +51,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from transforms.decode import decode_text, utf8_form
+from transforms.decode import decode_text, utf8_form, utf8_source
 from transforms.extract.boilerplate import (
     INVISIBLE_TAGS,
     BodyElements,
@@ -172,10 +172,12 @@ class Extractor:
         return layout(root)
 
     def __call__(
-        self, html: bytes | str, url: str | None = None, *, utf8: bytes | None = None
+        self, html: bytes | str | None, url: str | None = None, *, utf8: bytes | None = None
     ) -> Extracted:
         """Bytes are decoded with the job's charset chain; ``utf8``, if given with a str
-        ``html``, is ``html.encode("utf-8")`` and is parsed as it is.
+        ``html``, is ``html.encode("utf-8")`` and is parsed as it is. ``html`` None with
+        ``utf8``: the page is those bytes, plain UTF-8 (``transforms.decode.utf8_source``),
+        its text made only if a bound needs it.
 
         The page is bounded before parsing (nesting flattened past ``limits.MAX_NESTING``
         levels, then the character and node caps) and the title and text are repaired with
@@ -185,11 +187,15 @@ class Extractor:
         with _paused_collector():
             return self._call(html, url, utf8)
 
-    def _call(self, html: bytes | str, url: str | None, utf8: bytes | None) -> Extracted:
+    def _call(self, html: bytes | str | None, url: str | None, utf8: bytes | None) -> Extracted:
         if isinstance(html, bytes | bytearray):
-            decoded = decode_text(bytes(html))
-            html, utf8 = decoded.text, utf8_form(html, decoded)
-        elif utf8 is None:
+            data = bytes(html)
+            if utf8_source(data) is not None:  # strict UTF-8: its text is made only if needed
+                html, utf8 = None, data
+            else:
+                decoded = decode_text(data)
+                html, utf8 = decoded.text, utf8_form(data, decoded)
+        elif utf8 is None and html is not None:
             utf8 = _utf8(html)
         source, truncated = bound_page(
             html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes

@@ -44,6 +44,7 @@ that holds non-Latin-1 characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -211,8 +212,9 @@ class TagCounts:
     as bytes within 8-byte words, 255 words at a time, so that no count carries into the next
     byte: about the cost of counting them all at once."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, text: str | None = None) -> None:
         self.data = data
+        self._text = text
         self._is_lt: np.ndarray | None = None
         self._opening: int | None = None
         if len(data) < _CHUNK_BYTES:  # shorter than a stretch: read it whole, it is cheap
@@ -226,6 +228,14 @@ class TagCounts:
         self.chunks = words.view(np.uint8).reshape(-1, 8).sum(axis=1, dtype=np.int64)
         self.count = int(self.chunks.sum()) + int(np.count_nonzero(is_lt[full:]))
         self.dense = bool(self.chunks.max() * DENSE_BYTES >= _CHUNK_BYTES)
+
+    @property
+    def text(self) -> str:
+        """The page as text: the one given, else ``data`` decoded when first asked for (a bound
+        that rewrites the page needs it; most pages are parsed as their bytes, never read so)."""
+        if self._text is None:
+            self._text = self.data.decode("utf-8", "replace")
+        return self._text
 
     @property
     def is_lt(self) -> np.ndarray:
@@ -512,7 +522,7 @@ def _flatten(html: str, max_depth: int) -> str:
 
 
 def cap_nesting(
-    html: str,
+    html: str | None,
     max_depth: int = MAX_NESTING,
     *,
     utf8: bytes | None = None,
@@ -522,7 +532,8 @@ def cap_nesting(
     """``html`` with elements nested deeper than ``max_depth`` unwrapped (their text kept),
     or shallower when the depth summed over the tags passes ``max_work``, and whether anything
     was unwrapped. ``utf8``, if given, must be ``html.encode("utf-8")``: the depth is then
-    measured on it (faster), with the same result; ``counts``, its ``TagCounts``, if at hand."""
+    measured on it (faster), with the same result; ``counts``, its ``TagCounts``, if at hand
+    (then ``html`` may be None: ``counts.text``, made only if the page is flattened)."""
     source: str | bytes = html if utf8 is None else utf8
     if counts is None and isinstance(source, bytes):
         counts = TagCounts(source)
@@ -541,7 +552,7 @@ def cap_nesting(
     depth = _work_depth(walk, found, max_depth, max_work)
     if not walk.size or int(walk.max()) <= depth:
         return html, False
-    visible = strip_textless(html)
+    visible = strip_textless(counts.text if html is None else html)
     walk, found = _nesting_walk(visible)
     depth = _work_depth(walk, found, max_depth, max_work)
     if not walk.size or int(walk.max()) <= depth:
@@ -552,25 +563,23 @@ def cap_nesting(
 # -- formatting elements and attributes ------------------------------------------------------
 
 
-def cap_formatting(
-    html: str, counts: TagCounts, max_bytes: int = MAX_REBUILT_BYTES
-) -> tuple[str, bool]:
-    """``html`` with its formatting elements unwrapped when the parser could spend more than
-    ``max_bytes`` opening them again (``rebuild.rebuilt_bytes``; ``counts``: of its bytes), and
-    whether they were. Read on ``dense`` pages only; measured again without comments, scripts
-    and styles before anything is unwrapped, and unwrapped without them."""
+def cap_formatting(counts: TagCounts, max_bytes: int = MAX_REBUILT_BYTES) -> str | None:
+    """The page (``counts.text``) with its formatting elements unwrapped when the parser could
+    spend more than ``max_bytes`` opening them again (``rebuild.rebuilt_bytes``), or None when
+    it could not. Read on ``dense`` pages only; measured again without comments, scripts and
+    styles before anything is unwrapped, and unwrapped without them."""
     if not counts.dense:
-        return html, False
+        return None
     # Each element opened again at most once a tag, none larger than the page and its own cost:
     # a bound that spares short pages (all dense, being shorter than a stretch) the measuring.
     if counts.count**2 * (REBUILT_NODE_BYTES + len(counts.data)) <= max_bytes:
-        return html, False
+        return None
     if rebuilt_bytes(counts.data, counts.is_lt) <= max_bytes:
-        return html, False
-    visible = strip_textless(html)
+        return None
+    visible = strip_textless(counts.text)
     if rebuilt_bytes(visible.encode("utf-8", "ignore")) <= max_bytes:
-        return html, False
-    return unwrap_formatting(visible, max_bytes), True
+        return None
+    return unwrap_formatting(visible, max_bytes)
 
 
 _PLAIN_NAME = re.compile(rb"<[A-Za-z][A-Za-z0-9._-]*[\t\n\f\r />]")
@@ -597,11 +606,9 @@ def _attributes_past(data: bytes, start: int, max_attributes: int) -> tuple[int,
     return None
 
 
-def cap_attributes(
-    html: str, counts: TagCounts, max_attributes: int = MAX_ATTRIBUTES
-) -> tuple[str, bool]:
-    """``html`` with each start tag cut after its first ``max_attributes`` attributes, and
-    whether one was. Only the tags followed by ``ATTRIBUTE_SCAN_BYTES`` or more without a "<"
+def cap_attributes(counts: TagCounts, max_attributes: int = MAX_ATTRIBUTES) -> str | None:
+    """The page with each start tag cut after its first ``max_attributes`` attributes, or None
+    when none has more. Only the tags followed by ``ATTRIBUTE_SCAN_BYTES`` or more without a "<"
     are read (``TagCounts.long_tags``; on its bytes, quotes included): a tag with so many
     attributes that Lexbor takes seconds over them cannot be shorter."""
     data = counts.data
@@ -611,13 +618,13 @@ def cap_attributes(
         if (cut := _attributes_past(data, start, max_attributes)) is not None
     ]
     if not cuts:
-        return html, False
+        return None
     kept, pos = [], 0
     for cut, end in cuts:
         kept += [data[pos:cut], b">"]
         pos = end
     kept.append(data[pos:])
-    return b"".join(kept).decode("utf-8", "surrogatepass"), True
+    return b"".join(kept).decode("utf-8", "surrogatepass")
 
 
 _OPTION_BYTES = np.frombuffer(b"option", dtype=np.uint8)
@@ -642,16 +649,16 @@ def _option_tags(counts: TagCounts, at_least: int) -> int:
     return int(np.count_nonzero(name.all(axis=1) & _NAME_END[window[:, 6]]))
 
 
-def cap_options(html: str, counts: TagCounts, max_options: int = MAX_OPTIONS) -> tuple[str, bool]:
-    """``html`` with the ``<option>`` tags of each ``<select>`` past its first ``max_options``
-    dropped (their text stays, in the option before them), and whether any were: Lexbor
+def cap_options(counts: TagCounts, max_options: int = MAX_OPTIONS) -> str | None:
+    """The page with the ``<option>`` tags of each ``<select>`` past its first ``max_options``
+    dropped (their text stays, in the option before them), or None when none is: Lexbor
     takes time growing with the square of a select's options (8,000 take 0.25 s, 90,000
     about 30 s). Only pages with more opening tags than ``max_options`` can have that many;
     only those are counted."""
     if counts.count <= max_options or counts.opening() <= max_options:
-        return html, False
+        return None
     if _option_tags(counts, max_options) <= max_options:
-        return html, False
+        return None
     options = -1  # in no select
     dropped = False
 
@@ -669,8 +676,8 @@ def cap_options(html: str, counts: TagCounts, max_options: int = MAX_OPTIONS) ->
             return ""
         return tag.group(0)
 
-    html = _SELECT_OR_OPTION.sub(keep_or_drop, html)
-    return html, dropped
+    html = _SELECT_OR_OPTION.sub(keep_or_drop, counts.text)
+    return html if dropped else None
 
 
 # -- size -------------------------------------------------------------------------------------
@@ -718,7 +725,7 @@ def cap_size(
 
 
 def bound_page(
-    text: str,
+    text: str | None,
     utf8: bytes | None = None,
     *,
     max_chars: int = MAX_HTML_CHARS,
@@ -729,26 +736,31 @@ def bound_page(
     tags are counted), the node cap, nesting, formatting elements, attributes, options. The
     UTF-8 bytes to parse, and whether a bound changed them. ``utf8``, if given, must be
     ``text.encode("utf-8")``: the tags are counted on it, and it is parsed as it is when no
-    bound changes the page."""
-    html, cut = _cap_chars(text, max_chars)
+    bound changes the page. ``text`` may be None when ``utf8`` is valid UTF-8: the page's text
+    is then made only if a bound needs it (see ``transforms.decode.utf8_source``)."""
+    if text is None and len(utf8) > max_chars:  # (never fewer bytes than characters)
+        text = utf8.decode("utf-8", "replace")
+    html, cut = _cap_chars(text, max_chars) if text is not None else (None, False)
     data = utf8 if utf8 is not None and html is text else html.encode("utf-8", "ignore")
-    counts = TagCounts(data)
+    counts = TagCounts(data, html)
     data, cut_nodes = _cap_nodes(data, counts, max_nodes)
     if cut_nodes:
-        html, counts = data.decode("utf-8", "ignore"), TagCounts(data)
+        counts = TagCounts(data, data.decode("utf-8", "ignore"))
     changes = [cut, cut_nodes]
     for bound in (_nesting_bound(max_nesting), cap_formatting, cap_attributes, cap_options):
-        html, changed = bound(html, counts)
-        if changed:
-            counts = TagCounts(html.encode("utf-8", "ignore"))
-        changes.append(changed)
+        bounded = bound(counts)
+        if bounded is not None:
+            counts = TagCounts(bounded.encode("utf-8", "ignore"), bounded)
+        changes.append(bounded is not None)
     return counts.data, any(changes)
 
 
-def _nesting_bound(max_depth: int):
-    """``cap_nesting`` as the other bounds are called, on a page and its ``TagCounts``."""
+def _nesting_bound(max_depth: int) -> Callable[[TagCounts], str | None]:
+    """``cap_nesting`` as the other bounds are called: on a page's ``TagCounts``, giving the
+    page rewritten or None."""
 
-    def bound(html: str, counts: TagCounts) -> tuple[str, bool]:
-        return cap_nesting(html, max_depth, utf8=counts.data, counts=counts)
+    def bound(counts: TagCounts) -> str | None:
+        flat, changed = cap_nesting(None, max_depth, utf8=counts.data, counts=counts)
+        return flat if changed else None
 
     return bound
