@@ -22,8 +22,8 @@ COPY setup.py pyproject.toml ./
 COPY beam_jobs ./beam_jobs
 COPY transforms ./transforms
 # Pinning apache-beam to the base image's version keeps pip from swapping it (and fails the build
-# if setup.py's bound excludes it). pip compiles the two Cython modules (transforms/extract/walk.pyx,
-# transforms/decode/utf8.pyx) here, with the base image's C compiler and Cython from pyproject.toml's build requirements.
+# if setup.py's bound excludes it). pip compiles the Cython modules (setup.py's ext_modules)
+# here, with the base image's C compiler and Cython from pyproject.toml's build requirements.
 RUN pip install --no-cache-dir . "apache-beam==${BEAM_VERSION}"
 # Back to the base image's working directory; importing from there proves the installed package
 # (not the source folder) has everything.

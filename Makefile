@@ -15,7 +15,7 @@ WORKER_POOL_PORT ?= 50000
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: setup.py pyproject.toml transforms/extract/walk.pyx transforms/decode/utf8.pyx
+$(VENV)/.installed: setup.py pyproject.toml $(wildcard transforms/*/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'

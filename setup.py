@@ -3,9 +3,10 @@
 This is also the file given to ``--setup_file`` so that Dataflow and portable workers install
 the same package and pinned ranges as a local run.
 
-``transforms.extract.walk`` and ``transforms.decode.utf8`` are C extensions written in Cython:
-pip compiles them wherever the package is installed (a C compiler is needed; Cython comes from
-pyproject.toml's build requirements, and setuptools uses it for the ``.pyx`` sources). The walk
+``transforms.extract.walk``, ``transforms.extract.tags`` and ``transforms.decode.utf8`` are C
+extensions written in Cython: pip compiles them wherever the package is installed (a C compiler
+is needed; Cython comes from pyproject.toml's build requirements, and setuptools uses it for the
+``.pyx`` sources). The walk
 reads the Lexbor structures of the selectolax it was written against, hence selectolax's exact
 version below.
 """
@@ -22,6 +23,7 @@ setup(
     packages=find_packages(include=["beam_jobs", "beam_jobs.*", "transforms", "transforms.*"]),
     ext_modules=[
         Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"]),
+        Extension("transforms.extract.tags", ["transforms/extract/tags.pyx"]),
         Extension("transforms.decode.utf8", ["transforms/decode/utf8.pyx"]),
     ],
     install_requires=[

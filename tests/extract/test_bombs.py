@@ -8,6 +8,7 @@ that the bound must catch and that the parser survives without it.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numpy as np
@@ -215,10 +216,14 @@ def test_plain_templates_stay_unread_inside_and_outside_shadow_roots():
 
 def test_tag_counts_agree_with_a_plain_count_at_every_size():
     rng = random.Random(3)
-    for size in [0, 1, 7, 8, 2039, 2040, 2041, 4080, 10_000, 65_536]:
-        data = bytes(rng.choice(b"<<<ab />") for _ in range(size))
+    sizes = [0, 1, 7, 8, 2039, 2040, 2041, 4080, 10_000, 65_536]
+    for size, alphabet in itertools.product(sizes, [b"<<<ab />", b"<\xbc|=>", bytes(range(256))]):
+        data = bytes(rng.choice(alphabet) for _ in range(size))
         counts = TagCounts(data)
         assert counts.count == data.count(b"<")
+        if size >= 2040:  # each whole 2,040-byte stretch's count
+            stretches = [data[i : i + 2040].count(b"<") for i in range(0, size - 2039, 2040)]
+            assert counts.chunks.tolist() == stretches
         lt = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("<"))
         assert counts.opening() == counts.count - sum(data[p + 1 : p + 2] == b"/" for p in lt)
 
@@ -228,6 +233,10 @@ def test_tag_counts_find_the_tags_before_long_stretches_without_a_tag():
     counts = TagCounts(page)
     assert counts.long_tags(32 << 10) == [page.index(b"<div"), page.rindex(b"<p>")]
     assert not TagCounts(b"<p>x</p>" * 10_000).long_tags(32 << 10)
+    # a gap just long enough, and one a stretch short of it, at the end of the page
+    for gap, found in [(34_000, True), (30_000, False)]:
+        page = b"<p>x</p>" * 600 + b"<div title='" + b"v" * gap
+        assert TagCounts(page).long_tags(32 << 10) == ([page.index(b"<div")] if found else [])
 
 
 def test_self_closing_tags_in_svg_open_nothing_but_count_outside_it():

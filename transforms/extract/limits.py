@@ -3,7 +3,7 @@
 Lexbor builds the tree the HTML standard describes, and some markup makes that tree, or the
 work of building it, far larger than the page: a few kilobytes can take gigabytes or a minute.
 ``bound_page`` rewrites a page only where a bound is passed, so that real pages are parsed
-exactly as they came, and looks for such markup at a cost of one pass of numpy over the bytes
+exactly as they came, and looks for such markup at a cost of one compiled pass over the bytes
 (``TagCounts``: the "<" in each 2 KB, which the node cap needed already) on nearly every page:
 
 - **Nesting** (``cap_nesting``). Lexbor's work grows with the depth of the tree at each tag (a
@@ -55,6 +55,7 @@ from transforms.extract.rebuild import (
     rebuilt_bytes,
     unwrap_formatting,
 )
+from transforms.extract.tags import STRETCH_WORDS, count_lt, empty_runs
 from transforms.extract.title import MAX_TITLE_CHARS
 
 __all__ = [
@@ -96,8 +97,7 @@ MAX_VALUE_CHARS = 1024  # attribute values are cut to this over the size cap
 # A page with a 2 KB stretch holding a "<" every DENSE_BYTES bytes or fewer is read for the
 # formatting bound (the bombs measured hold one every 4-9 bytes; 8 of 1,678 corpus pages qualify).
 DENSE_BYTES = 10
-_CHUNK_WORDS = 255  # 8-byte words a chunk: a byte's sum over them cannot carry into the next
-_CHUNK_BYTES = 8 * _CHUNK_WORDS
+_CHUNK_BYTES = 8 * STRETCH_WORDS
 _LT, _GT, _SLASH = ord("<"), ord(">"), ord("/")
 _NO_CHUNKS = np.zeros(0, dtype=np.int64)
 
@@ -204,13 +204,12 @@ def squeeze_textless(html: str, max_chars: int = 0) -> str:
 
 
 class TagCounts:
-    """How many "<" a page's UTF-8 bytes hold, in all and in each 2 KB, from one pass of numpy.
+    """How many "<" a page's UTF-8 bytes hold, in all and in each 2 KB, from one compiled pass
+    (``tags.count_lt``).
 
     Every node needs a "<", so ``count`` bounds the nodes; a 2 KB stretch holding one every
     ``DENSE_BYTES`` bytes or fewer makes the page ``dense``; runs of stretches without one are
-    where a tag can hold tens of thousands of attributes (``long_tags``). The "<" are counted
-    as bytes within 8-byte words, 255 words at a time, so that no count carries into the next
-    byte: about the cost of counting them all at once."""
+    where a tag can hold tens of thousands of attributes (``long_tags``)."""
 
     def __init__(self, data: bytes, text: str | None = None) -> None:
         self.data = data
@@ -222,11 +221,8 @@ class TagCounts:
             self.count = data.count(b"<")
             self.dense = self.count > 0
             return
-        is_lt = self.is_lt
-        full = is_lt.size // _CHUNK_BYTES * _CHUNK_BYTES
-        words = is_lt[:full].view(np.uint64).reshape(-1, _CHUNK_WORDS).sum(axis=1)
-        self.chunks = words.view(np.uint8).reshape(-1, 8).sum(axis=1, dtype=np.int64)
-        self.count = int(self.chunks.sum()) + int(np.count_nonzero(is_lt[full:]))
+        self.chunks = np.empty(len(data) // _CHUNK_BYTES, dtype=np.int64)
+        self.count = count_lt(data, self.chunks)
         self.dense = bool(self.chunks.max() * DENSE_BYTES >= _CHUNK_BYTES)
 
     @property
@@ -253,22 +249,16 @@ class TagCounts:
 
     def long_tags(self, min_bytes: int) -> list[int]:
         """Where the tags begin that are followed by ``min_bytes`` or more without a "<":
-        found from the runs of 2 KB stretches without one (a "<" before each)."""
+        found from the runs of 2 KB stretches without one (a "<" before each); ``min_bytes``
+        spans two stretches at least (4 KB)."""
         runs = (min_bytes - 1) // _CHUNK_BYTES - 1  # whole stretches inside such a gap
-        if self.chunks.size < runs or not runs:
+        if runs < 1:
             return []
-        empty = np.flatnonzero(self.chunks == 0)
-        if empty.size < runs:
-            return []
-        # The first stretch of each run of ``runs`` or more empty ones
-        starts = empty[np.flatnonzero(np.diff(empty, prepend=-2) != 1)]
-        ends = empty[np.flatnonzero(np.diff(empty, append=empty[-1] + 2) != 1)]
         found = []
-        for first, last in zip(starts.tolist(), ends.tolist(), strict=True):
-            if last - first + 1 >= runs:
-                tag = self.data.rfind(b"<", 0, first * _CHUNK_BYTES)
-                if tag >= 0:
-                    found.append(tag)
+        for first in empty_runs(self.chunks, runs):
+            tag = self.data.rfind(b"<", 0, first * _CHUNK_BYTES)
+            if tag >= 0:
+                found.append(tag)
         return found
 
 
