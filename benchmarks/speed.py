@@ -10,8 +10,9 @@ Every extractor is given a page's raw bytes and decodes them itself, as a user's
   then ``extract_plain_text(main_content=True)``;
 - ``parse``: a bare Lexbor parse of the bytes (``LexborHTMLParser``), the floor of this
   design; ``this`` is also printed as a multiple of it;
-- ``decode``: ``transforms.decode.decode_text`` alone, the part of ``this`` spent choosing and
-  applying the charset.
+- ``decode``: the part of ``this`` spent choosing and applying the charset, as ``extract``
+  does it: ``transforms.decode.utf8_source`` (a plain UTF-8 page is parsed as its bytes, its
+  text not made), else ``decode_text``.
 
 All four run in one process, taking turns page by page (the order reversed on every other page
 and round) and timed in CPU seconds of this process: the speed of a shared machine drifts by
@@ -93,7 +94,7 @@ def _runners() -> dict[str, Callable[[bytes, str | None], object]]:
     from resiliparse.parse.html import HTMLTree
     from selectolax.lexbor import LexborHTMLParser
 
-    from transforms.decode import decode_text
+    from transforms.decode import decode_text, utf8_source
     from transforms.extract import extract
 
     def resiliparse(html: bytes, url: str | None) -> str:
@@ -104,7 +105,7 @@ def _runners() -> dict[str, Callable[[bytes, str | None], object]]:
         "this": lambda html, url: extract(html, url),
         "resiliparse": resiliparse,
         "parse": lambda html, url: LexborHTMLParser(html),
-        "decode": lambda html, url: decode_text(html),
+        "decode": lambda html, url: utf8_source(html) or decode_text(html),
     }
 
 
