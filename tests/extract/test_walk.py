@@ -515,3 +515,88 @@ def test_boilerplate_pending_is_the_python_pass(pages):
             assert dialogs == expected_dialogs, page
             seen |= {name is None for _, name in pending} | {bool(dialogs) + 2}
     assert seen == {True, False, 2, 3}  # both kinds of candidates, with and without dialogs
+
+
+def _few_chars_in_python(text: str, most: int) -> bool:
+    return 0 < sum(1 for c in text if not c.isspace() and c != ":") <= most
+
+
+LABEL_WORDS = [
+    "Lesen Sie auch:", "LESEN\n  SIE auch ::", "Anzeige", " ANZEIGE: ", "Related", "関連記事",
+    "ЧИТАЙТЕ ТАКЖЕ", "Das könnte Sie auch interessieren", "Sponsored", "İstanbul", "[PR]",
+    "Read also: the full story", ":::", "related\u3000articles", "Werbung",
+]  # fmt: skip
+
+
+def _labelled_pages(count: int, seed: int = 71) -> list[str]:
+    """Generated pages with the labels of ``boilerplate.drop_labelled`` (and near misses) as
+    text nodes, beside links and longer text."""
+    rng = random.Random(seed)
+    words = WORDS + LABEL_WORDS * 3 + ["<a href=/x>a teaser of another story</a>"] * 4
+    out = []
+    for _ in range(count):
+        saved = WORDS[:]
+        WORDS[:] = words
+        try:
+            out.append(f"<html><body><div>{_content(rng, 0)}</div></body></html>")
+        finally:
+            WORDS[:] = saved
+    return out
+
+
+@pytest.mark.parametrize("most", [0, 1, 5, 30])
+def test_short_texts_are_the_text_nodes_with_few_characters(pages, most):
+    for page in pages[:500] + _labelled_pages(200):
+        body = LexborHTMLParser(page).body
+        for root in (body, *body.css("div")[:3]):
+            wanted = [
+                (n.mem_id, n.text_content or "")
+                for n in root.traverse(include_text=True)
+                if n.is_text_node and _few_chars_in_python(n.text_content or "", most)
+            ]
+            found = [(n.mem_id, text) for n, text in walk.short_texts(root, most)]
+            assert found == wanted, page
+
+
+def _drop_labelled_by_traversal(root: LexborNode) -> int:
+    """``boilerplate.drop_labelled`` as a Python walk of every node, after a search of the
+    whole text."""
+    from transforms.extract import boilerplate as b
+
+    if not b._LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
+        return 0
+    root_id, boxes = root.mem_id, []
+    for node in root.traverse(include_text=True):
+        if not node.is_text_node:
+            continue
+        label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
+        is_ad = label in b._AD_SET
+        if not (is_ad or label in b._READ_ALSO_SET):
+            continue
+        if node.parent is None or node.parent.mem_id == root_id:
+            continue
+        box, up = node.parent, node.parent.parent
+        limit = len(label) if is_ad else b.TEASER_CHARS
+        while up is not None and up.mem_id != root_id and walk.size(up) <= limit:
+            box, up = up, up.parent
+        if up is None or walk.size(box) > limit:
+            continue
+        if is_ad or b._link_chars(box) >= (walk.size(box) - len(label)) / 2:
+            boxes.append(box)
+    for box in boxes:
+        if box.parent is not None:
+            box.decompose()
+    return len(boxes)
+
+
+def test_drop_labelled_drops_what_a_walk_of_every_text_node_drops():
+    from transforms.extract.boilerplate import drop_labelled
+
+    dropped = 0
+    for page in _labelled_pages(1500):
+        ours, theirs = LexborHTMLParser(page).body, LexborHTMLParser(page).body
+        count = drop_labelled(ours)
+        assert count == _drop_labelled_by_traversal(theirs), page
+        assert ours.html == theirs.html, page
+        dropped += count
+    assert dropped > 100

@@ -419,6 +419,9 @@ AD_LABELS = (
 _LABEL_SEARCH = AhoCorasick([*READ_ALSO_LABELS, *AD_LABELS], implementation=Implementation.DFA)
 _READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
 _AD_SET = frozenset(AD_LABELS)
+# The most characters a label has besides its spaces: a text node with more (whitespace and
+# colons aside; lower-casing never shortens a text) is none.
+_LABEL_CHARS = max(len(label.replace(" ", "")) for label in (*READ_ALSO_LABELS, *AD_LABELS))
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
 
 
@@ -430,19 +433,20 @@ def drop_labelled(root: LexborNode) -> int:
     (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone. The number
     of boxes dropped.
 
-    One search of ``root``'s text finds whether any label is there (few pages have one); the
-    text nodes are read only then."""
-    if not _LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
+    The text nodes that can be a label are found by a compiled walk (``walk.short_texts``:
+    those with few characters, the only ones decoded); on a page with one, a search of
+    ``root``'s text confirms that a label is in it as written."""
+    labelled = []
+    for node, text in walk.short_texts(root, _LABEL_CHARS):
+        label = " ".join(text.split()).rstrip(":").strip().lower()
+        is_ad = label in _AD_SET
+        if is_ad or label in _READ_ALSO_SET:
+            labelled.append((node, label, is_ad))
+    if not labelled or not _LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
         return 0
     root_id = root.mem_id
     boxes = []
-    for node in root.traverse(include_text=True):
-        if not node.is_text_node:
-            continue
-        label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
-        is_ad = label in _AD_SET
-        if not (is_ad or label in _READ_ALSO_SET):
-            continue
+    for node, label, is_ad in labelled:
         if node.parent is None or node.parent.mem_id == root_id:
             continue
         box, up = node.parent, node.parent.parent

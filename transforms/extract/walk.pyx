@@ -278,6 +278,45 @@ def attached(list nodes) -> list:
     return [node for node in nodes if node.node.parent != NULL]
 
 
+cdef bint _few_chars(const unsigned char *s, size_t n, Py_ssize_t most) noexcept:
+    """Whether the UTF-8 ``s`` has between 1 and ``most`` code points that are neither
+    whitespace (``str.isspace``) nor ``:``; it stops reading once past ``most``."""
+    cdef size_t i = 0
+    cdef Py_ssize_t count = 0
+    while i < n:
+        if s[i] < 0x80:
+            if s[i] != 0x3A and not Py_UNICODE_ISSPACE(s[i]):
+                count += 1
+            i += 1
+        else:
+            if not Py_UNICODE_ISSPACE(_code_point(s, i, n)):
+                count += 1
+            i += 2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4)
+        if count > most:
+            return False
+    return count > 0
+
+
+def short_texts(LexborNode root, Py_ssize_t most) -> list:
+    """``(node, node.text_content)`` for each text node of ``root``'s subtree, in document
+    order, whose text has between 1 and ``most`` characters that are neither whitespace nor
+    ``:`` (a label, once its whitespace is collapsed and its colons stripped, is no shorter);
+    the others are not decoded."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef walk_text *text
+    cdef list found = []
+    cdef object parser = root.parser
+    while node != NULL:
+        if node.local_name == TEXT:
+            text = <walk_text *> node
+            if text.data.data != NULL and _few_chars(text.data.data, text.data.length, most):
+                found.append((_wrap(node, parser), PyUnicode_DecodeUTF8(
+                    <const char *> text.data.data, text.data.length, "replace")))
+        node = _next_in(node, top)
+    return found
+
+
 # --- attributes -----------------------------------------------------------------------------
 
 # The attribute names this module can be asked about, by index: each one's static id (0 when
