@@ -600,3 +600,35 @@ def test_drop_labelled_drops_what_a_walk_of_every_text_node_drops():
         assert ours.html == theirs.html, page
         dropped += count
     assert dropped > 100
+
+
+def _marker_pages(count: int, seed: int = 83) -> list[str]:
+    """Generated pages with the layout's marker characters (literal and as references) and
+    their neighbours in their text."""
+    rng = random.Random(seed)
+    near = ["\ufdcf", "\ufdd5", "\ufdef", "\uff0c", "\u07f0", "&#xFDD0;", "&#64978;"]
+    words = WORDS + near + [BLANK, LINE, CELL, PRE_SPACE, PRE_TAB]
+    out = []
+    for _ in range(count):
+        saved = WORDS[:]
+        WORDS[:] = words if rng.random() < 0.5 else WORDS + near
+        try:
+            out.append(f"<html><body>{_content(rng, 0)}</body></html>")
+        finally:
+            WORDS[:] = saved
+    return out
+
+
+def test_size_and_markers_is_the_size_and_a_search_of_the_text(pages):
+    markers = (BLANK, LINE, CELL, PRE_SPACE, PRE_TAB)
+    held = 0
+    for page in pages[:500] + _marker_pages(1000):
+        body = LexborHTMLParser(page).body
+        for node in [body, *body.traverse(include_text=True)][:50]:
+            wanted = (
+                len(node.text(strip=True, skip_empty=True)),
+                any(m in node.text() for m in markers),
+            )
+            assert walk.size_and_markers(node) == wanted, page
+            held += wanted[1]
+    assert held > 1000

@@ -279,9 +279,10 @@ def drop_boilerplate(
             name in comment_named and (node.parent is None or node.parent.mem_id not in comment_ids)
         )
     ]
-    text = root.text(strip=True, skip_empty=True)  # size(root), its text kept for one look
-    root_size = before = len(text)
-    drop_page_markers(root, text)  # before any layout: a page's own would be read as layout
+    root_size, holds_markers = walk.size_and_markers(root)
+    before = root_size
+    # before any layout: a page's own markers would be read as layout
+    drop_page_markers(root, holds_markers)
     if not candidates:
         return root_size, "", 0
     if len(candidates) > MAX_MEASURED:

@@ -107,13 +107,13 @@ _MARKERS = (BLANK, LINE, CELL, PRE_SPACE, PRE_TAB)
 _NO_MARKERS = dict.fromkeys(map(ord, _MARKERS))
 
 
-def drop_page_markers(root: LexborNode, text: str | None = None) -> None:
+def drop_page_markers(root: LexborNode, holds: bool | None = None) -> None:
     """Remove the page's own marker characters from ``root``'s text nodes, if it has any;
-    ``text``, if given, is ``root``'s text, already read (the check is then five ``str``
-    searches, which stop at once in a text without characters past U+00FF)."""
-    if text is None:
-        text = root.text(deep=True)
-    if any(marker in text for marker in _MARKERS):
+    ``holds``, if given, tells whether it has (``walk.size_and_markers``, a compiled search
+    of the text nodes' bytes)."""
+    if holds is None:
+        holds = walk.size_and_markers(root)[1]
+    if holds:
         rewrite_text_nodes(root, lambda node_text: node_text.translate(_NO_MARKERS))
 
 

@@ -43,7 +43,7 @@ names asked for are learned at import, by parsing an element that carries them.
 
 from libc.stdint cimport uint32_t, uintptr_t
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -255,6 +255,41 @@ def size(LexborNode node) -> int:
     """``len(node.text(strip=True, skip_empty=True))``: the length of the text of ``node``'s
     subtree, each text node stripped of the whitespace at its ends."""
     return _size(node.node)
+
+
+cdef bint _has_marker(const unsigned char *s, size_t n) noexcept:
+    """Whether the UTF-8 ``s`` holds one of the layout's marker characters, U+FDD0 to U+FDD4
+    (EF B7 90 to EF B7 94: a lead byte starts a sequence wherever it is, so no other
+    character's bytes hold these)."""
+    cdef const unsigned char *at = s
+    cdef const unsigned char *end = s + n
+    while True:
+        at = <const unsigned char *> memchr(at, 0xEF, end - at)
+        if at == NULL or at + 2 >= end:
+            return False
+        if at[1] == 0xB7 and 0x90 <= at[2] <= 0x94:
+            return True
+        at += 1
+
+
+def size_and_markers(LexborNode node) -> tuple:
+    """``(size(node), holds)``: ``holds`` tells whether a text node of ``node``'s subtree
+    holds one of the layout's marker characters (U+FDD0 to U+FDD4; ``layout``), as
+    ``any(m in node.text() for m in markers)`` does."""
+    cdef walk_node *top = node.node
+    cdef walk_node *at = top
+    cdef walk_text *text
+    cdef Py_ssize_t total = 0
+    cdef bint holds = False
+    while at != NULL:
+        if at.local_name == TEXT:
+            text = <walk_text *> at
+            if text.data.data != NULL:
+                total += _stripped_length(text.data.data, text.data.length)
+                if not holds:
+                    holds = _has_marker(text.data.data, text.data.length)
+        at = _next_in(at, top)
+    return total, holds
 
 
 def own_size(LexborNode node) -> int:
