@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -174,12 +175,15 @@ def classify_names(
     mark a comment thread (or a part of one); those with a token of ``BODY_NAMES`` are
     added to ``bodies`` if given, those hidden by a class (``hidden_names``) to ``hidden``."""
     distinct = list(dict.fromkeys(names))
-    lowered = [name.lower() for name in distinct]
-    starts, pos = [], 0
-    for name in lowered:
-        starts.append(pos)
-        pos += len(name) + 1
-    text = "\n".join(lowered)
+    text = "\n".join(distinct)
+    if text.isascii():  # (most pages: lower-cased at once, each name keeping its length)
+        text = text.lower()
+        lengths = map(len, distinct)
+    else:  # a non-ASCII name may change length lower-cased ("İ")
+        lowered = [name.lower() for name in distinct]
+        text = "\n".join(lowered)
+        lengths = map(len, lowered)
+    starts = [0, *accumulate(n + 1 for n in lengths)]
     boilerplate: set[int] = set()
     content: set[int] = set()
     # Where each name's comment and content words start. Their tokens are looked up only
