@@ -632,3 +632,73 @@ def test_size_and_markers_is_the_size_and_a_search_of_the_text(pages):
             assert walk.size_and_markers(node) == wanted, page
             held += wanted[1]
     assert held > 1000
+
+
+def _refine_by_tree(root: LexborNode, links: LinkStats) -> LexborNode:
+    """``scoring.refine_to_prose`` with the ``<p>`` found by CSS and summed up a ``Tree``."""
+    from transforms.extract.scoring import _TEXT_BLOCK_IDS, PROSE_SHARE
+
+    tree = Tree(root)
+    own: dict[int, float] = {}
+    total = 0.0
+    for p in root.css("p"):
+        w = walk.size(p) - links.link_chars.get(p.mem_id, 0)
+        if w > 0:
+            own[tree.add(p)] = w
+            total += w
+    if total <= 0.5 * links.weight(root):
+        return root
+    sums = dict(own)
+    for nid in reversed(tree.order):
+        value, pid = sums.get(nid), tree.parent_of[nid]
+        if value and pid is not None:
+            sums[pid] = sums.get(pid, 0.0) + value
+    best, best_depth = root, 0
+    for nid, w in sums.items():
+        if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
+            best, best_depth = tree.nodes[nid], tree.depth[nid]
+    while best.tag_id in _TEXT_BLOCK_IDS and best.parent is not None:
+        best = best.parent
+    return best
+
+
+def _prose_tree_pages(count: int, seed: int = 97) -> list[str]:
+    """Generated pages of nested boxes with paragraphs of several lengths, links in them,
+    and paragraphs nested in paragraphs (through a ``<button>``)."""
+    rng = random.Random(seed)
+    sentence = "A sentence of prose that goes on for a while. "
+
+    def box(depth: int) -> str:
+        out = []
+        for _ in range(rng.randint(1, 4)):
+            r = rng.random()
+            if depth < 5 and r < 0.45:
+                tag = rng.choice(["div", "section", "article", "main", "span", "td"])
+                out.append(f"<{tag}>{box(depth + 1)}</{tag}>")
+            elif r < 0.8:
+                text = sentence * rng.randint(0, 6)
+                if rng.random() < 0.3:
+                    text += f"<a href=/x>{'link text ' * rng.randint(1, 30)}</a>"
+                if rng.random() < 0.05:
+                    text += f"<button><p>{sentence * rng.randint(1, 3)}</p></button>"
+                out.append(f"<p>{text}</p>")
+            else:
+                out.append(f"<a href=/y>{'menu ' * rng.randint(1, 8)}</a>")
+        return "".join(out)
+
+    return [f"<html><body>{box(0)}</body></html>" for _ in range(count)]
+
+
+def test_refine_to_prose_is_the_python_sum_up_a_tree(pages):
+    from transforms.extract.scoring import refine_to_prose
+
+    refined = 0
+    for page in pages[:500] + _prose_tree_pages(1500):
+        body = LexborHTMLParser(page).body
+        links = LinkStats(body)
+        for root in (body, *body.css("div, section, p")[:4]):
+            wanted = _refine_by_tree(root, links)
+            found = refine_to_prose(root, links)
+            assert found.mem_id == wanted.mem_id, page
+            refined += wanted.mem_id != root.mem_id
+    assert refined > 300

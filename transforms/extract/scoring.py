@@ -74,6 +74,7 @@ NAMED_BODY_SHARE = 0.25
 # the headline's <article>, inside the root, holding this share of the root's prose is the article
 HEADLINE_PROSE_SHARE = 2 / 3
 _A = create_tag("a").tag_id
+_P = create_tag("p").tag_id
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -100,7 +101,7 @@ class LinkStats(Tree):
         walk.link_tree(
             body, _A, self.parent_of, self.nodes, self.depth, self.order, own_chars, own_count
         )
-        # Tree.sum_up's loop, for both sums at once, in C
+        # both summed up the tree, children before parents, in C
         walk.sum_up_links(self.parent_of, self.order, own_chars, own_count)
         self.link_chars, self.link_count = own_chars, own_count
 
@@ -448,22 +449,13 @@ def _link_chars(node: LexborNode) -> int:
 def refine_to_prose(root: LexborNode, links: LinkStats) -> LexborNode:
     """The deepest element inside ``root`` holding ``PROSE_SHARE`` of its prose: the text of
     its ``<p>`` elements, minus their link text. This leaves out teasers, bylines and other
-    short blocks that sit beside the article body in the same container."""
-    tree = Tree(root)
-    own: dict[int, float] = {}
-    total = 0.0
-    for p in root.css("p"):
-        w = size(p) - links.link_chars.get(p.mem_id, 0)
-        if w > 0:
-            own[tree.add(p)] = w
-            total += w
-    if total <= 0.5 * links.weight(root):  # not an article: listings, products, forums
+    short blocks that sit beside the article body in the same container. Not for a root
+    whose prose is half its weight or less (listings, products, forums). One compiled walk
+    weighs the ``<p>`` and one sums them up the tree (``walk.prose_holder``)."""
+    floor = 0.5 * links.weight(root)
+    best = walk.prose_holder(root, _P, links.link_chars, PROSE_SHARE, floor)
+    if best is None:
         return root
-    sums = tree.sum_up(own)
-    best, best_depth = root, 0
-    for nid, w in sums.items():
-        if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
-            best, best_depth = tree.nodes[nid], tree.depth[nid]
     while best.tag_id in _TEXT_BLOCK_IDS and best.parent is not None:
         best = best.parent
     return best

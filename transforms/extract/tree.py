@@ -29,7 +29,8 @@ class Tree:
     values can be summed up the tree once per element instead of once per leaf.
 
     ``add`` also records each element's depth below ``body`` and an order with every
-    parent before its children, so that ``sum_up`` needs no depth pass and no sort."""
+    parent before its children, so that a sum up the tree (``walk.sum_up_links``) needs no
+    depth pass and no sort."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id
@@ -42,16 +43,6 @@ class Tree:
         """Record ``node``'s chain up to a known element; return its id (``walk.tree_add``:
         the chain is followed in C, a ``LexborNode`` made only for each new element)."""
         return walk.tree_add(node, self.parent_of, self.nodes, self.depth, self.order)
-
-    def sum_up(self, values: dict[int, float]) -> dict[int, float]:
-        """Subtree sums of per-element ``values`` (keys from ``add``): each element is
-        visited once, children before their parent."""
-        parent_of, sums = self.parent_of, dict(values)
-        for nid in reversed(self.order):
-            value, pid = sums.get(nid), parent_of[nid]
-            if value and pid is not None:
-                sums[pid] = sums.get(pid, 0.0) + value
-        return sums
 
 
 def rewrite_text_nodes(root: LexborNode, fix: Callable[[str], str]) -> bool:

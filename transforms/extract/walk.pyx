@@ -708,6 +708,77 @@ def sum_up_links(dict parent_of, list order, dict chars, dict count):
             count[pid] = count.get(pid, 0) + count[nid]
 
 
+def prose_holder(LexborNode root, uintptr_t p_tag, dict link_chars, double share,
+                 double floor):
+    """``scoring.refine_to_prose``'s choice: the weight of each ``<p>`` (tag id ``p_tag``) in
+    ``root``'s subtree, itself included (as ``root.css("p")`` finds them), is its ``size``
+    minus its link text (``link_chars``, by ``mem_id``), those over 0 counted; None when
+    their total is ``floor`` or less, else the deepest element of the subtree (``root`` if
+    none) whose ``<p>`` weigh ``share`` of the total or more (such elements nest, ``share``
+    being over half: the deepest is one)."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top
+    cdef walk_node *best = top
+    cdef double *weights = NULL
+    cdef double *sums = NULL
+    cdef Py_ssize_t count = 0, size = 0, taken = 0, depth = 0, best_depth = 0, room = 0
+    cdef double total = 0.0, w, threshold
+    cdef void *grown
+    try:
+        while node != NULL:  # each <p>'s weight, in document order
+            if node.local_name == p_tag and node.type == ELEMENT:
+                if count == size:
+                    size = max(2 * size, 64)
+                    grown = PyMem_Realloc(weights, size * sizeof(double))
+                    if grown == NULL:
+                        raise MemoryError()
+                    weights = <double *> grown
+                chars = link_chars.get(<size_t> node)
+                w = _size(node) - (<double> chars if chars is not None else 0.0)
+                weights[count] = w if w > 0 else 0.0
+                if w > 0:
+                    total += w
+                count += 1
+            node = _next_in(node, top)
+        if total <= floor:
+            return None
+        threshold = share * total
+        # each element's sum left when the walk leaves it, through a stack of open elements
+        node = top
+        while True:
+            if depth == room:
+                room = max(2 * room, 64)
+                grown = PyMem_Realloc(sums, room * sizeof(double))
+                if grown == NULL:
+                    raise MemoryError()
+                sums = <double *> grown
+            sums[depth] = 0.0
+            if node.local_name == p_tag and node.type == ELEMENT:
+                sums[depth] = weights[taken]
+                taken += 1
+            if node.first_child != NULL:
+                node = node.first_child
+                depth += 1
+                continue
+            while True:  # leaving node, and each ancestor it ends
+                if sums[depth] >= threshold and depth > best_depth:
+                    best, best_depth = node, depth
+                if depth == 0:
+                    break
+                sums[depth - 1] += sums[depth]
+                if node.next != NULL:
+                    break
+                node = node.parent
+                depth -= 1
+            if depth == 0:
+                break
+            node = node.next
+        return _wrap(best, root.parser)
+    finally:
+        PyMem_Free(weights)
+        PyMem_Free(sums)
+
+
 # --- layout markers -------------------------------------------------------------------------
 
 cdef extern from *:
