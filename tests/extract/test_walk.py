@@ -402,7 +402,8 @@ def test_the_tags_of_the_id_tables_have_the_same_id_in_every_document():
     from transforms.extract import boilerplate, layout, markdown, prose, scoring, title
 
     tables = [boilerplate._LIST_OF, layout._KIND_OR_PRE, scoring._LINK_LIST_IDS,
-              scoring._TEXT_BLOCK_IDS, markdown._BLOCKS, boilerplate._INVISIBLE_IDS]  # fmt: skip
+              scoring._TEXT_BLOCK_IDS, markdown._BLOCKS, boilerplate._INVISIBLE_IDS,
+              scoring._NOT_IN_LEAD_IDS, scoring._NOT_LEAD_IDS]  # fmt: skip
     ids = {tag_id for table in tables for tag_id in table}
     ids |= {i for i, on in enumerate(prose._HOLDER_TABLE) if on}
     ids |= {i for i, on in enumerate(title._HEAD_TABLE) if on}
@@ -702,3 +703,18 @@ def test_refine_to_prose_is_the_python_sum_up_a_tree(pages):
             assert found.mem_id == wanted.mem_id, page
             refined += wanted.mem_id != root.mem_id
     assert refined > 300
+
+
+def test_holds_tag_is_a_traversal_below_the_node(pages):
+    from transforms.extract.scoring import _NOT_IN_LEAD, _NOT_IN_LEAD_TABLE
+
+    held = 0
+    for page in pages[:1000]:
+        body = LexborHTMLParser(page).body
+        for node in [body, *body.traverse()][:60]:
+            inside = node.traverse()
+            next(inside)  # the node itself
+            wanted = any(element.tag in _NOT_IN_LEAD for element in inside)
+            assert walk.holds_tag(node, _NOT_IN_LEAD_TABLE) == wanted, page
+            held += wanted
+    assert held > 1000

@@ -204,6 +204,10 @@ _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})  # ... though it may be a 
 _NOT_IN_LEAD = frozenset(
     {"ul", "ol", "li", "dl", "table", "h1", "blockquote", "figure", *_HEADINGS}
 )
+# (by tag id: the tags a lead is not; those it does not hold, as ``walk.holds_tag``'s table)
+_NOT_LEAD_IDS = frozenset(create_tag(tag).tag_id for tag in _NOT_IN_LEAD - _HEADINGS)
+_NOT_IN_LEAD_IDS = frozenset(create_tag(tag).tag_id for tag in _NOT_IN_LEAD)
+_NOT_IN_LEAD_TABLE = bytes(t in _NOT_IN_LEAD_IDS for t in range(max(_NOT_IN_LEAD_IDS) + 1))
 
 
 def headline_articles(h1s: list[LexborNode]) -> list[LexborNode]:
@@ -386,15 +390,13 @@ def _reads_as_lead(node: LexborNode, text: str, link_chars: Callable[[], int]) -
     """Whether ``node``, of ``text``, with ``link_chars()`` of link text, reads as a lead: one
     block of ``LEAD_CHARS`` ending a sentence, under ``LEAD_LINKS`` links, with no list, table,
     heading or quote inside."""
-    if node.tag in _NOT_IN_LEAD - _HEADINGS or node.tag == "h1":
+    if node.tag_id in _NOT_LEAD_IDS:
         return False
     if not LEAD_CHARS[0] <= text_weight(text) <= LEAD_CHARS[1] or not _SENTENCE_END.search(text):
         return False
     if link_chars() > LEAD_LINKS * len(text):
         return False
-    inside = node.traverse()
-    next(inside)  # the node itself
-    return not any(element.tag in _NOT_IN_LEAD for element in inside)
+    return not walk.holds_tag(node, _NOT_IN_LEAD_TABLE)
 
 
 def headline_lead(headline: LexborNode) -> LexborNode | None:

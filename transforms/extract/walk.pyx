@@ -1058,6 +1058,19 @@ def render(str text) -> str:
         PyMem_Free(b)
 
 
+def holds_tag(LexborNode root, const unsigned char[:] table) -> bool:
+    """Whether an element below ``root`` (not ``root`` itself) has a tag id ``t`` such that
+    ``table[t]`` is set."""
+    cdef walk_node *top = root.node
+    cdef walk_node *node = top.first_child
+    cdef size_t limit = table.shape[0]
+    while node != NULL:
+        if node.type == ELEMENT and node.local_name < limit and table[node.local_name]:
+            return True
+        node = _next_in(node, top)
+    return False
+
+
 # --- prose ----------------------------------------------------------------------------------
 
 
