@@ -231,10 +231,6 @@ def _add_by_parents(tree: Tree, node: LexborNode) -> int:
             break
         node, nid = up, pid
     if chain:
-        d = tree.depth[nid] if nid is not None else -1
-        for c in reversed(chain):
-            d += 1
-            tree.depth[c] = d
         tree.order.extend(reversed(chain))
     return first
 
@@ -259,9 +255,8 @@ def test_link_tree_records_what_css_and_tree_add_recorded(pages):
         got = Tree(body)
         own_chars, own_count = {}, {}
         a = LexborHTMLParser("<a></a>").css_first("a").tag_id
-        walk.link_tree(body, a, got.parent_of, got.nodes, got.depth, got.order, own_chars,
-                       own_count)  # fmt: skip
-        assert got.parent_of == wanted.parent_of and got.depth == wanted.depth, page
+        walk.link_tree(body, a, got.parent_of, got.nodes, got.order, own_chars, own_count)
+        assert got.parent_of == wanted.parent_of, page
         assert got.order == wanted.order, page
         assert {k: n.mem_id for k, n in got.nodes.items()} == {
             k: n.mem_id for k, n in wanted.nodes.items()
@@ -270,6 +265,10 @@ def test_link_tree_records_what_css_and_tree_add_recorded(pages):
         assert list(own_count.items()) == list(wanted.own_count.items()), page
         stats = LinkStats(body)
         assert stats.link_chars.keys() >= own_chars.keys()
+        assert stats.parent_of == got.parent_of and stats.order == got.order, page
+        for nid, node in got.nodes.items():  # (made when asked for)
+            assert stats.nodes[nid].mem_id == node.mem_id == nid, page
+            assert stats.nodes[nid].tag_id == node.tag_id, page
 
 
 def _marked_by_insertion(root: LexborNode) -> str:
@@ -421,7 +420,6 @@ def test_tree_add_records_the_chains_the_parents_give(pages):
         for node in random.Random(page).sample(nodes, min(len(nodes), 12)):
             assert by_walk.add(node) == _add_by_parents(by_parents, node)
         assert by_walk.parent_of == by_parents.parent_of and by_walk.order == by_parents.order
-        assert by_walk.depth == by_parents.depth
         assert {k: n.mem_id for k, n in by_walk.nodes.items()} == {
             k: n.mem_id for k, n in by_parents.nodes.items()
         }
@@ -430,7 +428,7 @@ def test_tree_add_records_the_chains_the_parents_give(pages):
     outside = Tree(tree.body)
     reference = Tree(tree.body)
     assert outside.add(tree.head) == _add_by_parents(reference, tree.head)
-    assert outside.parent_of == reference.parent_of and outside.depth == reference.depth
+    assert outside.parent_of == reference.parent_of
 
 
 def test_attached_are_the_nodes_with_a_parent_after_removals(pages):
@@ -448,8 +446,9 @@ def test_sum_up_links_adds_each_element_to_its_parent_children_first(pages):
     a = LexborHTMLParser("<a></a>").css_first("a").tag_id
     for page in pages[:500]:
         tree, chars, count = Tree(LexborHTMLParser(page).body), {}, {}
-        walk.link_tree(tree.nodes[tree.body_id], a, tree.parent_of, tree.nodes, tree.depth,
-                       tree.order, chars, count)  # fmt: skip
+        walk.link_tree(
+            tree.nodes[tree.body_id], a, tree.parent_of, tree.nodes, tree.order, chars, count
+        )
         wanted_chars, wanted_count = dict(chars), dict(count)
         for nid in reversed(tree.order):
             pid = tree.parent_of[nid]
@@ -654,10 +653,17 @@ def _refine_by_tree(root: LexborNode, links: LinkStats) -> LexborNode:
         value, pid = sums.get(nid), tree.parent_of[nid]
         if value and pid is not None:
             sums[pid] = sums.get(pid, 0.0) + value
+
+    def depth(nid: int) -> int:  # below the root
+        steps = 0
+        while tree.parent_of[nid] is not None:
+            nid, steps = tree.parent_of[nid], steps + 1
+        return steps
+
     best, best_depth = root, 0
     for nid, w in sums.items():
-        if w >= PROSE_SHARE * total and tree.depth.get(nid, 0) > best_depth:
-            best, best_depth = tree.nodes[nid], tree.depth[nid]
+        if w >= PROSE_SHARE * total and depth(nid) > best_depth:
+            best, best_depth = tree.nodes[nid], depth(nid)
     while best.tag_id in _TEXT_BLOCK_IDS and best.parent is not None:
         best = best.parent
     return best

@@ -86,6 +86,21 @@ _LINK_LIST_IDS = frozenset(create_tag(tag).tag_id for tag in LINK_LIST_TAGS)
 _TEXT_BLOCK_IDS = frozenset(create_tag(tag).tag_id for tag in TEXT_BLOCK_TAGS)
 
 
+class _Nodes(dict):
+    """``Tree.nodes`` made lazily: the element of an id of the tree (``parent_of``) is made
+    (``walk.node_at``) the first time it is asked for; most never are."""
+
+    def __init__(self, body: LexborNode, parent_of: dict[int, int | None]) -> None:
+        super().__init__({body.mem_id: body})
+        self.body, self.parent_of = body, parent_of
+
+    def __missing__(self, nid: int) -> LexborNode:
+        if nid not in self.parent_of:
+            raise KeyError(nid)
+        node = self[nid] = walk.node_at(self.body, nid)
+        return node
+
+
 class LinkStats(Tree):
     """Link text and link count per element, summed from the links up to ``body``; and a
     memo of element sizes, valid until the tree changes (``prune_link_lists`` measures
@@ -97,10 +112,10 @@ class LinkStats(Tree):
         self.sizes: dict[int, int] = {}
         own_chars: dict[int, float] = {}
         own_count: dict[int, float] = {}
-        # every link with text, its chain of ancestors recorded as Tree.add records it
-        walk.link_tree(
-            body, _A, self.parent_of, self.nodes, self.depth, self.order, own_chars, own_count
-        )
+        # every link with text, its chain of ancestors recorded as Tree.add records it (the
+        # elements made when asked for)
+        self.nodes = _Nodes(body, self.parent_of)
+        walk.link_tree(body, _A, self.parent_of, None, self.order, own_chars, own_count)
         # both summed up the tree, children before parents, in C
         walk.sum_up_links(self.parent_of, self.order, own_chars, own_count)
         self.link_chars, self.link_count = own_chars, own_count

@@ -641,46 +641,47 @@ def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple
 # --- links ----------------------------------------------------------------------------------
 
 
-cdef object _add_chain(walk_node *node, object parser, dict parent_of, dict nodes, dict depth,
-                       list order):
+cdef object _add_chain(walk_node *node, object parser, dict parent_of, dict nodes, list order):
     """``tree.Tree.add``: record ``node``'s chain of ancestors up to one ``parent_of`` knows
-    (``parent_of``, ``nodes``, ``depth``, ``order``, by ``mem_id``); its id."""
+    (``parent_of``, ``nodes`` unless None, ``order``, by ``mem_id``); its id."""
     cdef walk_node *up = node
     cdef list chain = []
     nid = first = <size_t> node
     while nid not in parent_of:
-        nodes[nid] = _wrap(up, parser)
+        if nodes is not None:
+            nodes[nid] = _wrap(up, parser)
         up = up.parent
         pid = None if up == NULL else <size_t> up
         parent_of[nid] = pid
         chain.append(nid)
         if up == NULL:
-            nid = None
             break
         nid = pid
     if chain:
-        d = depth[nid] if nid is not None else -1
-        for c in reversed(chain):
-            d += 1
-            depth[c] = d
         order.extend(reversed(chain))
     return first
 
 
-def tree_add(LexborNode node, dict parent_of, dict nodes, dict depth, list order) -> int:
-    """``tree.Tree.add``'s work, on ``Tree``'s four collections (see ``_add_chain``)."""
-    return _add_chain(node.node, node.parser, parent_of, nodes, depth, order)
+def tree_add(LexborNode node, dict parent_of, dict nodes, list order) -> int:
+    """``tree.Tree.add``'s work, on ``Tree``'s collections (see ``_add_chain``)."""
+    return _add_chain(node.node, node.parser, parent_of, nodes, order)
+
+
+def node_at(LexborNode root, size_t nid) -> LexborNode:
+    """The node whose ``mem_id`` is ``nid``: one recorded from ``root``'s document (by
+    ``link_tree``), which must still be in memory (not removed since)."""
+    return _wrap(<walk_node *> nid, root.parser)
 
 
 def link_tree(
-    LexborNode root, uintptr_t link_tag, dict parent_of, dict nodes, dict depth, list order,
+    LexborNode root, uintptr_t link_tag, dict parent_of, dict nodes, list order,
     dict own_chars, dict own_count,
 ):
     """``scoring.LinkStats``' first loop: for each element of tag id ``link_tag`` in ``root``'s
     subtree (document order) with text, its chain of ancestors up to one ``parent_of`` knows is
-    recorded as ``tree.Tree.add`` records it (``parent_of``, ``nodes``, ``depth``, ``order``,
-    by ``mem_id``), and its text length and a count of one are added to ``own_chars`` and
-    ``own_count`` under its id."""
+    recorded as ``tree.Tree.add`` records it (``parent_of``, ``nodes`` unless None,
+    ``order``, by ``mem_id``), and its text length and a count of one are added to
+    ``own_chars`` and ``own_count`` under its id."""
     cdef walk_node *top = root.node
     cdef walk_node *node = top
     cdef Py_ssize_t n
@@ -689,7 +690,7 @@ def link_tree(
         if node.local_name == link_tag and node.type == ELEMENT:
             n = _size(node)
             if n:
-                first = _add_chain(node, parser, parent_of, nodes, depth, order)
+                first = _add_chain(node, parser, parent_of, nodes, order)
                 own_chars[first] = own_chars.get(first, 0) + n
                 own_count[first] = own_count.get(first, 0) + 1
         node = _next_in(node, top)
