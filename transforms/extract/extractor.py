@@ -214,7 +214,7 @@ class Extractor:
         base = document_base(tree, url) if self.links else url  # what links resolve against
         try:
             # the <title> or og:title, worked out if a rule asks for it
-            page_title = functools.cache(functools.partial(find_title, html_title, metas, [], url))
+            page_title = _once(functools.partial(find_title, html_title, metas, [], url))
             body_text, comments = self._extract(trees, source, h1s, base, page_title, ld_texts)
         except TooComplex:  # thousands of nested boxes: the plain layout of what is left
             body = trees[-1].body
@@ -314,6 +314,20 @@ def _paused_collector() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _once(make: Callable[[], str]) -> Callable[[], str]:
+    """``make`` called the first time the function returned is, its value kept:
+    ``functools.cache`` on a function of no arguments, without the set-up of its wrapper
+    (``update_wrapper`` looks for attributes a ``partial`` does not have, 10 us a page)."""
+    kept: list[str] = []
+
+    def value() -> str:
+        if not kept:
+            kept.append(make())
+        return kept[0]
+
+    return value
 
 
 def _utf8(text: str) -> bytes | None:
