@@ -724,3 +724,17 @@ def test_holds_tag_is_a_traversal_below_the_node(pages):
             assert walk.holds_tag(node, _NOT_IN_LEAD_TABLE) == wanted, page
             held += wanted
     assert held > 1000
+
+
+def test_within_is_the_python_pass_over_the_tree(pages):
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        links = LinkStats(body)
+        for root in [body, *body.traverse()][:20]:
+            wanted = set()
+            if root.mem_id in links.parent_of:
+                wanted = {root.mem_id}
+                for nid in links.order:
+                    if links.parent_of[nid] in wanted:
+                        wanted.add(nid)
+            assert links.within(root.mem_id) == wanted, page

@@ -137,14 +137,10 @@ class LinkStats(Tree):
 
     def within(self, root_id: int) -> set[int]:
         """The ids of the elements of this tree inside ``root_id``, itself included (none if
-        it holds no link): one pass over the tree, parents before children."""
+        it holds no link): one pass over the tree, parents before children, in C."""
         if root_id not in self.parent_of:
             return set()
-        inside, parent_of = {root_id}, self.parent_of
-        for nid in self.order:
-            if parent_of[nid] in inside:
-                inside.add(nid)
-        return inside
+        return walk.within(self.parent_of, self.order, root_id)
 
 
 def marked_article_body(

@@ -696,6 +696,16 @@ def link_tree(
         node = _next_in(node, top)
 
 
+def within(dict parent_of, list order, root_id) -> set:
+    """``scoring.LinkStats.within``'s pass: ``root_id`` and the ids of ``order`` (parents
+    before children) whose parent (``parent_of``) is among them."""
+    cdef set inside = {root_id}
+    for nid in order:
+        if parent_of[nid] in inside:
+            inside.add(nid)
+    return inside
+
+
 def sum_up_links(dict parent_of, list order, dict chars, dict count):
     """``scoring.LinkStats``' sums: each element's link text and link count added to its
     parent's, children before parents (``order`` reversed); every element of the tree is a
