@@ -19,6 +19,7 @@ Each of them is read up to ``MAX_TITLE_CHARS`` characters: a headline is shorter
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -116,7 +117,14 @@ def _contained(inner: str, outer: str) -> float:
 
 
 def _site(metas: dict[str, str], url: str | None) -> _Site:
-    return _Site(_clean(metas.get("og:site_name") or metas.get("application-name")), url)
+    return _site_of(metas.get("og:site_name") or metas.get("application-name"), url)
+
+
+@functools.lru_cache(maxsize=16)
+def _site_of(site_name: str | None, url: str | None) -> _Site:
+    """The ``_Site`` of a page, made once for the two or three titles a page works out (its
+    URL parsed, its name cleaned; the object is only read)."""
+    return _Site(_clean(site_name), url)
 
 
 def _json_ld_title(headline: str, site: _Site) -> str:
