@@ -738,3 +738,18 @@ def test_within_is_the_python_pass_over_the_tree(pages):
                     if links.parent_of[nid] in wanted:
                         wanted.add(nid)
             assert links.within(root.mem_id) == wanted, page
+
+
+def test_holds_tag_finds_what_css_finds_below_a_noscript(pages):
+    from transforms.extract.boilerplate import _NOSCRIPT_CONTENT, _NOSCRIPT_CONTENT_TABLE
+
+    held = 0
+    for page in pages:
+        body = LexborHTMLParser(page).body
+        for node in [*body.css("noscript, div, svg, object, section")][:30]:
+            wanted = any(n.mem_id != node.mem_id for n in node.css(_NOSCRIPT_CONTENT))
+            assert walk.holds_tag(node, _NOSCRIPT_CONTENT_TABLE) == wanted, page
+            if node.tag == "noscript":
+                assert wanted == (node.css_first(_NOSCRIPT_CONTENT) is not None), page
+                held += wanted
+    assert held > 100

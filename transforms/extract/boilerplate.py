@@ -88,6 +88,13 @@ _INVISIBLE = frozenset(INVISIBLE_TAGS)
 _DROP_TAGS = _INVISIBLE | FURNITURE_TAGS
 _GUARDED_FURNITURE = frozenset({"nav", "aside", "footer", "dialog", "menu", "search"})
 _NOSCRIPT_CONTENT = "p, li, h1, h2, h3, article, td"
+# (the same as a table by tag id, for ``walk.holds_tag``: a CSS query parses its selector each time)
+_NOSCRIPT_CONTENT_IDS = frozenset(
+    create_tag(t.strip()).tag_id for t in _NOSCRIPT_CONTENT.split(",")
+)
+_NOSCRIPT_CONTENT_TABLE = bytes(
+    t in _NOSCRIPT_CONTENT_IDS for t in range(max(_NOSCRIPT_CONTENT_IDS) + 1)
+)
 _CANDIDATE_TAGS = frozenset(CONTAINER_TAGS) | GUARDED_TAGS
 
 
@@ -184,7 +191,7 @@ def drop_furniture(
                 h1s.append(node.text())
             continue
         if tag == _NOSCRIPT:
-            if node.css_first(_NOSCRIPT_CONTENT) is not None:
+            if walk.holds_tag(node, _NOSCRIPT_CONTENT_TABLE):
                 noscript_chars += size(node)
         elif not main:
             continue
