@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
 
-from transforms.extract import Extractor, extract
+from transforms.extract import Extractor, characters, extract, walk
 from transforms.extract.characters import strip_unwanted, suspect
 from transforms.extract.layout import layout
 
@@ -214,3 +214,30 @@ def test_a_block_laid_out_and_set_apart_leaves_no_marker_behind():
     assert layout(thread) == "b"
     thread.decompose()
     assert not any(marker in tree.body.text() for marker in "\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4")
+
+
+_AROUND_SUSPECTS = st.sampled_from(
+    [
+        chr(c)
+        for low, high in characters._LOOKED_AT
+        for c in {low, high, low - 1, high + 1}
+        if c >= 0
+    ]
+    + ["a", "é", "\xff", "中", "\U0001f600", "\U00010000", "\uffff", "\ufffd", " ", "\n"]
+)
+
+
+@given(st.text(alphabet=_AROUND_SUSPECTS | st.characters(), max_size=40))
+@settings(max_examples=3000, deadline=None)
+def test_the_compiled_suspect_search_is_the_regex_search(text: str) -> None:
+    wanted = characters._SUSPECT.search(text) is not None
+    assert walk.suspect_found(text, characters._LOOKED_AT_BITS) == wanted
+
+
+def test_the_compiled_suspect_search_reads_every_kind_of_string() -> None:
+    for low, high in characters._LOOKED_AT:
+        for code in {low, high, low - 1, high + 1} - {-1}:
+            for pad in ("", "a" * 9, "é" * 9, "中" * 9, "\U0001f600"):
+                text = pad + chr(code) + pad
+                wanted = characters._SUSPECT.search(text) is not None
+                assert walk.suspect_found(text, characters._LOOKED_AT_BITS) == wanted, text

@@ -1198,3 +1198,45 @@ def mojibake_found(str text, const unsigned char[:] table, object search, Py_ssi
             return True
         start, end = max(place - before, 0), place + longest
     return end >= 0 and search(text, start, min(end, n)) is not None
+
+
+# --- the character policy's suspects ----------------------------------------------------------
+
+from libc.stdint cimport uint8_t, uint16_t
+
+
+def suspect_found(str text, const unsigned char[:] looked_at) -> bool:
+    """Whether ``text`` holds a character beyond U+FFFF, or one of the Basic Multilingual
+    Plane whose bit is set in ``looked_at`` (8,192 bytes: bit ``c & 7`` of byte ``c >> 3``
+    for character ``c``): ``characters.suspect``'s search, one test per character."""
+    cdef Py_ssize_t n = len(text), i
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const uint8_t *one
+    cdef const uint16_t *two
+    cdef const uint32_t *four
+    cdef uint32_t c
+    cdef unsigned char low[256]
+    if looked_at.shape[0] < 8192:
+        raise ValueError("looked_at must cover the Basic Multilingual Plane")
+    if kind == 1:
+        for i in range(256):
+            low[i] = looked_at[i >> 3] & (1 << (i & 7))
+        one = <const uint8_t *> data
+        for i in range(n):
+            if low[one[i]]:
+                return True
+        return False
+    if kind == 2:
+        two = <const uint16_t *> data
+        for i in range(n):
+            c = two[i]
+            if looked_at[c >> 3] & (1 << (c & 7)):
+                return True
+        return False
+    four = <const uint32_t *> data
+    for i in range(n):
+        c = four[i]
+        if c > 0xFFFF or looked_at[c >> 3] & (1 << (c & 7)):
+            return True
+    return False
