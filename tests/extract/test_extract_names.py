@@ -76,3 +76,85 @@ def test_case_folding_that_changes_lengths_keeps_names_apart() -> None:
     # "İ" lower-cases to two characters: the positions of later names must still line up
     names = ["İİİİ", "nav", "İ footer", "content"]
     assert boilerplate_names(names) == {"nav", "İ footer"}
+
+
+def _classify_in_python(names, bodies=None, hidden=None):
+    """``classify_names`` with its pass over the matches written in Python."""
+    from bisect import bisect_right
+
+    from transforms.extract import names as n
+
+    def at_word_edge(text, pos):
+        return pos < 0 or pos >= len(text) or text[pos] in "-_" or text[pos].isspace()
+
+    def is_token(text, start, end):
+        return (start == 0 or text[start - 1].isspace()) and (
+            end == len(text) or text[end].isspace()
+        )
+
+    distinct = list(dict.fromkeys(names))
+    lowered = [name.lower() for name in distinct]
+    starts, pos = [], 0
+    for name in lowered:
+        starts.append(pos)
+        pos += len(name) + 1
+    text = "\n".join(lowered)
+    boilerplate, content = set(), set()
+    comment_at, content_at = {}, {}
+    for word, start, end in n._AUTOMATON.find_matches_as_indexes(text, overlapping=True):
+        kind = n._KINDS[word]
+        if kind == n._WORD and not (at_word_edge(text, start - 1) and at_word_edge(text, end)):
+            continue
+        if kind == n._BODY:
+            if bodies is not None and is_token(text, start, end):
+                bodies.add(distinct[bisect_right(starts, start) - 1])
+            continue
+        if kind == n._HIDDEN:
+            name = distinct[bisect_right(starts, start) - 1]
+            if hidden is not None and n._is_hidden(name):
+                hidden.add(name)
+            continue
+        i = bisect_right(starts, start) - 1
+        if kind == n._COMMENT:
+            comment_at.setdefault(i, []).append(start)
+            continue
+        if kind == n._CONTENT:
+            content_at.setdefault(i, []).append(start)
+        (content if kind == n._CONTENT else boilerplate).add(i)
+    comments = set()
+    for i, positions in comment_at.items():
+        if i in content_at:
+            tokens = {n._token_at(text, pos) for pos in positions}
+            if any(n._token_at(text, pos) not in tokens for pos in content_at[i]):
+                continue
+        comments.add(distinct[i])
+    return {distinct[i] for i in boilerplate - content}, comments
+
+
+def test_classify_names_is_the_python_pass_over_the_matches():
+    import random
+
+    from transforms.extract import names as n
+
+    words = [*n.BOILERPLATE_SUBSTRINGS, *n.BOILERPLATE_WORDS, *n.CONTENT_WORDS,
+             *n.COMMENT_SUBSTRINGS, *n._BODY_FORMS, *n.HIDDEN_CLASSES, "header", "loading",
+             "shadow", "md:block", "d-md-flex", "İstanbul", "café", "x1y2", "Hidden", "AD",
+             "Nav", "ArticleBody", "", "\u3000"]  # fmt: skip
+    seps = ["-", "_", " ", "  ", "\t", "", "__", "\xa0", "\n"]
+    rng = random.Random(5)
+    classified = 0
+    for _ in range(3000):
+        names = []
+        for _ in range(rng.randint(1, 12)):
+            parts = [rng.choice(words) for _ in range(rng.randint(1, 4))]
+            name = "".join(p + rng.choice(seps) for p in parts)
+            names.append(name if rng.random() < 0.7 else name.upper())
+        if rng.random() < 0.2:
+            names.append(names[0])  # a repeat
+        ours, theirs = (set(), set()), (set(), set())
+        got = classify_names(names, *ours)
+        wanted = _classify_in_python(names, *theirs)
+        assert got == wanted and ours == theirs, names
+        classified += bool(got[0] or got[1])
+    assert classified > 1000
+    assert tuple(range(6)) == (n._SUBSTRING, n._WORD, n._CONTENT, n._COMMENT, n._BODY, n._HIDDEN)

@@ -1240,3 +1240,91 @@ def suspect_found(str text, const unsigned char[:] looked_at) -> bool:
         if c > 0xFFFF or looked_at[c >> 3] & (1 << (c & 7)):
             return True
     return False
+
+
+# --- class and id names -----------------------------------------------------------------------
+
+DEF NAME_SUBSTRING = 0  # the kinds of names.classify_names' words
+DEF NAME_WORD = 1
+DEF NAME_CONTENT = 2
+DEF NAME_COMMENT = 3
+DEF NAME_BODY = 4
+DEF NAME_HIDDEN = 5
+
+
+cdef inline bint _at_edge(int kind, void *data, Py_ssize_t n, Py_ssize_t pos) noexcept:
+    """``names._at_word_edge``: ``pos`` is outside the text, or ``-``, ``_`` or whitespace."""
+    cdef Py_UCS4 c
+    if pos < 0 or pos >= n:
+        return True
+    c = PyUnicode_READ(kind, data, pos)
+    return c == 0x2D or c == 0x5F or Py_UNICODE_ISSPACE(c)
+
+
+cdef inline bint _spaced(int kind, void *data, Py_ssize_t n, Py_ssize_t pos) noexcept:
+    """Outside the text, or whitespace at ``pos`` (``names._is_token``'s ends)."""
+    return pos < 0 or pos >= n or Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, pos))
+
+
+def name_matches(list matches, const unsigned char[:] kinds, str text, list starts,
+                 bint bodies) -> tuple:
+    """``names.classify_names``' pass over the automaton's ``matches`` (``(word, start,
+    end)`` in ``text``, the names joined by newlines, name ``i`` starting at ``starts[i]``;
+    ``kinds[word]``: the word's kind). Returns, by name index: the names with a boilerplate
+    word (a whole word for ``NAME_WORD``s: ``-``, ``_`` or whitespace around it) and those
+    with a content word (sets); where each name's comment and content words start (dicts of
+    lists, in the matches' order); the names with a body name as a whole token (a set, empty
+    unless ``bodies``); and the names with a hidden class word (a set)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), count = len(starts), start, end, low, high, middle, i
+    cdef Py_ssize_t *at = <Py_ssize_t *> PyMem_Malloc((count + 1) * sizeof(Py_ssize_t))
+    cdef unsigned char word_kind
+    cdef set boilerplate = set(), content = set(), body_names = set(), hidden = set()
+    cdef dict comment_at = {}, content_at = {}
+    if at == NULL:
+        raise MemoryError()
+    try:
+        for i in range(count):
+            at[i] = starts[i]
+        for match in matches:
+            word, start, end = match
+            word_kind = kinds[word]
+            if word_kind == NAME_WORD and not (
+                _at_edge(kind, data, n, start - 1) and _at_edge(kind, data, n, end)
+            ):
+                continue
+            if word_kind == NAME_BODY and not (
+                bodies and _spaced(kind, data, n, start - 1) and _spaced(kind, data, n, end)
+            ):
+                continue
+            low, high = 0, count  # the last name starting at or before start
+            while low < high:
+                middle = (low + high) // 2
+                if at[middle] <= start:
+                    low = middle + 1
+                else:
+                    high = middle
+            i = low - 1
+            if word_kind == NAME_BODY:
+                body_names.add(i)
+            elif word_kind == NAME_HIDDEN:
+                hidden.add(i)
+            elif word_kind == NAME_COMMENT:
+                positions = comment_at.get(i)
+                if positions is None:
+                    comment_at[i] = [start]
+                else:
+                    (<list> positions).append(start)
+            elif word_kind == NAME_CONTENT:
+                positions = content_at.get(i)
+                if positions is None:
+                    content_at[i] = [start]
+                else:
+                    (<list> positions).append(start)
+                content.add(i)
+            else:
+                boilerplate.add(i)
+        return boilerplate, content, comment_at, content_at, body_names, hidden
+    finally:
+        PyMem_Free(at)
