@@ -998,6 +998,33 @@ cdef Py_ssize_t _squeeze(Py_UCS4 *a, Py_ssize_t n, Py_UCS4 mark) noexcept:
     return out
 
 
+cdef Py_ssize_t _lines(Py_UCS4 *a, Py_ssize_t n) noexcept:
+    """On a text whose spaces are single and inside it (``_words``' result), in place and in
+    one pass: ``_drop_before(a, n, 0x20, LINE)``, ``_drop_after(a, n, LINE, 0x20)``,
+    ``_squeeze(a, n, LINE)``, then the markers made line breaks, runs of three or more
+    breaks made two (``render``'s passes). A space's neighbours are no spaces, so the
+    passes' tests read the neighbours it has in the text as given."""
+    cdef Py_ssize_t i, out = 0
+    cdef Py_UCS4 c, before = 0, kept = 0  # the character before, the last one the squeeze kept
+    for i in range(n):
+        c = a[i]
+        if c == 0x20 and ((i + 1 < n and a[i + 1] == LINE) or before == LINE):
+            before = c
+            continue
+        before = c
+        if c == LINE and kept == LINE:
+            continue
+        kept = c
+        if c == LINE or c == BLANK:
+            if out >= 2 and a[out - 1] == 0x0A and a[out - 2] == 0x0A:
+                continue
+            a[out] = 0x0A
+        else:
+            a[out] = c
+        out += 1
+    return out
+
+
 def render(str text) -> str:
     """``layout.render``'s passes over a marked text, in C (``tests/extract/test_walk.py``
     holds the two equal): whitespace collapsed, spaces next to markers dropped, runs of markers
@@ -1041,18 +1068,21 @@ def render(str text) -> str:
                     out += 1
             PyMem_Free(a)
             a, b, n = b, NULL, out
-        n = _drop_before(a, n, 0x20, LINE)
-        n = _drop_after(a, n, LINE, 0x20)
-        n = _squeeze(a, n, LINE)
-        out = 0
-        for i in range(n):  # markers to line breaks; runs of three or more breaks made two
-            if a[i] == LINE or a[i] == BLANK:
-                if out >= 2 and a[out - 1] == 0x0A and a[out - 2] == 0x0A:
-                    continue
-                a[out] = 0x0A
-            else:
-                a[out] = a[i]
-            out += 1
+        if has_cell:  # (the cells' " | " may stand next to other spaces)
+            n = _drop_before(a, n, 0x20, LINE)
+            n = _drop_after(a, n, LINE, 0x20)
+            n = _squeeze(a, n, LINE)
+            out = 0
+            for i in range(n):  # markers to line breaks; runs of three or more breaks made two
+                if a[i] == LINE or a[i] == BLANK:
+                    if out >= 2 and a[out - 1] == 0x0A and a[out - 2] == 0x0A:
+                        continue
+                    a[out] = 0x0A
+                else:
+                    a[out] = a[i]
+                out += 1
+        else:
+            out = _lines(a, n)
         start, end = 0, out
         while start < end and Py_UNICODE_ISSPACE(a[start]):
             start += 1
