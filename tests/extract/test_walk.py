@@ -753,3 +753,61 @@ def test_holds_tag_finds_what_css_finds_below_a_noscript(pages):
                 assert wanted == (node.css_first(_NOSCRIPT_CONTENT) is not None), page
                 held += wanted
     assert held > 100
+
+
+def _choose_root_in_python(body: LexborNode, links: LinkStats, body_size=None) -> LexborNode:
+    """``scoring.choose_root`` with its descent written in Python over ``iter()``."""
+    from transforms.extract.scoring import _TEXT_BLOCK_IDS, ROOT_SHARE
+
+    node_size = links.size(body) if body_size is None else body_size
+    links.sizes[body.mem_id] = node_size
+    total = links.weight(body, node_size)
+    if total <= 0:
+        return body
+    threshold = ROOT_SHARE * total
+    node, node_weight = body, total
+    while True:
+        remaining, chosen = node_weight, None
+        children = list(node.iter())
+        last, before = len(children) - 1, 0
+        for i, child in enumerate(children):
+            if i == last:
+                n = links.sizes[child.mem_id] = node_size - before - walk.own_size(node)
+            else:
+                n = links.size(child)
+            before += n
+            w = links.weight(child, n)
+            if w >= threshold:
+                chosen, node_weight, node_size = child, w, n
+                break
+            remaining -= w
+            if remaining < threshold:
+                break
+        if chosen is None:
+            break
+        node = chosen
+    while node.tag_id in _TEXT_BLOCK_IDS and node.parent is not None:
+        node = node.parent
+    return node
+
+
+def test_choose_root_is_the_python_descent(pages):
+    from transforms.extract.scoring import choose_root
+
+    descended = 0
+    for page in pages[:1000] + _prose_tree_pages(1000, seed=98):
+        for shift in (None, 0, 7):
+            ours, theirs = LexborHTMLParser(page).body, LexborHTMLParser(page).body
+            ours_links, theirs_links = LinkStats(ours), LinkStats(theirs)
+            body_size = None if shift is None else walk.size(ours) + shift
+            got = choose_root(ours, ours_links, body_size)
+            wanted = _choose_root_in_python(theirs, theirs_links, body_size)
+            # the same node and the same sizes memoised, by place in the document
+            place = {n.mem_id: i for i, n in enumerate(ours.traverse(include_text=True))}
+            their_place = {n.mem_id: i for i, n in enumerate(theirs.traverse(include_text=True))}
+            assert place[got.mem_id] == their_place[wanted.mem_id], page
+            assert {place[k]: v for k, v in ours_links.sizes.items()} == {
+                their_place[k]: v for k, v in theirs_links.sizes.items()
+            }, page
+            descended += got.mem_id != ours.mem_id
+    assert descended > 500

@@ -155,10 +155,6 @@ def marked_article_body(
     return None
 
 
-# ``size`` of the text nodes directly inside a node (not in its child elements).
-_own_text_size = walk.own_size
-
-
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
     """The deepest element holding at least ``ROOT_SHARE`` of the body's weight.
 
@@ -171,30 +167,19 @@ def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None
     total = links.weight(body, node_size)
     if total <= 0:
         return body
-    threshold = ROOT_SHARE * total
-    node, node_weight = body, total
-    for level in range(MAX_WALK_DEPTH + 1):
-        if level == MAX_WALK_DEPTH:
-            raise TooComplex("content nested too deep")
-        remaining, chosen = node_weight, None
-        children = list(node.iter())
-        last, before = len(children) - 1, 0
-        for i, child in enumerate(children):
-            if i == last:
-                n = links.sizes[child.mem_id] = node_size - before - _own_text_size(node)
-            else:
-                n = links.size(child)
-            before += n
-            w = links.weight(child, n)
-            if w >= threshold:
-                chosen, node_weight, node_size = child, w, n
-                break
-            remaining -= w
-            if remaining < threshold:
-                break
-        if chosen is None:
-            break
-        node = chosen
+    # (the descent in C: walk.deepest_majority, the sizes memoised in links.sizes)
+    node = walk.deepest_majority(
+        body,
+        links.sizes,
+        links.link_chars,
+        node_size,
+        total,
+        LINK_WEIGHT,
+        ROOT_SHARE * total,
+        MAX_WALK_DEPTH,
+    )
+    if node is None:
+        raise TooComplex("content nested too deep")
     while node.tag_id in _TEXT_BLOCK_IDS and node.parent is not None:
         node = node.parent  # one paragraph is too narrow: its container is the content
     return node

@@ -790,6 +790,83 @@ def prose_holder(LexborNode root, uintptr_t p_tag, dict link_chars, double share
         PyMem_Free(sums)
 
 
+DEF TEXT_TYPE = 3  # Lexbor's node type of a text node
+
+
+cdef Py_ssize_t _own_size(walk_node *node) noexcept:
+    """``own_size``: the text nodes directly in ``node`` (itself if one), stripped."""
+    cdef walk_node *child = node.first_child
+    cdef Py_ssize_t total = 0
+    if node.local_name == TEXT:
+        total += _text_length(node)
+    while child != NULL:
+        if child.local_name == TEXT:
+            total += _text_length(child)
+        child = child.next
+    return total
+
+
+def deepest_majority(LexborNode body, dict sizes, dict link_chars, Py_ssize_t body_size,
+                     double body_weight, double link_weight, double threshold, int most):
+    """``scoring.choose_root``'s descent from ``body`` (of size ``body_size`` and weight
+    ``body_weight``): into the child (as ``iter()`` gives them: every node but text) whose
+    weight, its text length with link text (``link_chars``, by ``mem_id``) counting
+    ``link_weight``, is ``threshold`` or more, while there is one; a level's children are
+    weighed in order until one is, or until those left cannot be. Sizes come from the memo
+    ``sizes`` (by ``mem_id``), are measured and kept there if missing, and the last child's
+    is its parent's less its siblings' and the parent's own text, kept there too. The
+    element reached; None when the descent passes ``most`` levels."""
+    cdef walk_node *node = body.node
+    cdef walk_node *child
+    cdef walk_node *last
+    cdef walk_node *chosen
+    cdef Py_ssize_t node_size = body_size, n, before
+    cdef double node_weight = body_weight, remaining, w, links
+    cdef int level
+    for level in range(most + 1):
+        if level == most:
+            return None
+        remaining, chosen, before = node_weight, NULL, 0
+        last = node.last_child
+        while last != NULL and last.type == TEXT_TYPE:
+            last = last.prev
+        child = node.first_child
+        while child != NULL:
+            if child.type == TEXT_TYPE:
+                child = child.next
+                continue
+            key = <size_t> child
+            if child == last:
+                n = node_size - before - _own_size(node)
+                sizes[key] = n
+            else:
+                memo = sizes.get(key)
+                if memo is None:
+                    n = _size(child)
+                    sizes[key] = n
+                else:
+                    n = memo
+            before += n
+            chars = link_chars.get(key)
+            links = <double> chars if chars is not None else 0.0
+            if links > n:
+                links = n
+            w = (n - links) + link_weight * links
+            if w >= threshold:
+                chosen, node_weight, node_size = child, w, n
+                break
+            remaining -= w
+            if remaining < threshold:
+                break
+            if child == last:
+                break
+            child = child.next
+        if chosen == NULL:
+            break
+        node = chosen
+    return _wrap(node, body.parser)
+
+
 # --- layout markers -------------------------------------------------------------------------
 
 cdef extern from *:
