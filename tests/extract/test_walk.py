@@ -811,3 +811,29 @@ def test_choose_root_is_the_python_descent(pages):
             }, page
             descended += got.mem_id != ours.mem_id
     assert descended > 500
+
+
+def _first_above_in_python(parent_of, nid, doomed, threads, most):
+    up, steps = parent_of.get(nid), 0
+    while up is not None and up not in doomed and up not in threads:
+        up, steps = parent_of.get(up), steps + 1
+        if steps > most:
+            return -1
+    return up
+
+
+def test_first_above_is_the_python_look_up_the_tree(pages):
+    found = 0
+    for page in pages[:500]:
+        body = LexborHTMLParser(page).body
+        tree, rng = Tree(body), random.Random(page)
+        nodes = list(body.traverse())
+        ids = [tree.add(node) for node in nodes]
+        for _ in range(20):
+            doomed = set(rng.sample(ids, min(len(ids), rng.randint(0, 3))))
+            threads = dict.fromkeys(rng.sample(ids, min(len(ids), rng.randint(0, 2))))
+            nid, most = rng.choice(ids), rng.choice([0, 1, 3, 256])
+            wanted = _first_above_in_python(tree.parent_of, nid, doomed, threads, most)
+            assert walk.first_above(tree.parent_of, nid, doomed, threads, most) == wanted
+            found += wanted not in (None, -1)
+    assert found > 500

@@ -303,11 +303,10 @@ def drop_boilerplate(
         nid = tree.add(node)
         if nid == root_id:
             continue
-        up, steps = tree.parent_of.get(nid), 0
-        while up is not None and up not in doomed and up not in threads:
-            up, steps = tree.parent_of.get(up), steps + 1
-            if steps > MAX_WALK_DEPTH:
-                raise TooComplex("boilerplate nested too deep")
+        # the doomed element or thread above it, if any (walk.first_above: the chain in C)
+        up = walk.first_above(tree.parent_of, nid, doomed, threads, MAX_WALK_DEPTH)
+        if up == -1:
+            raise TooComplex("boilerplate nested too deep")
         if up is not None and up in threads:
             if comment:
                 threads[up][2] += 1

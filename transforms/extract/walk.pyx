@@ -706,6 +706,20 @@ def within(dict parent_of, list order, root_id) -> set:
     return inside
 
 
+def first_above(dict parent_of, nid, set doomed, dict threads, Py_ssize_t most):
+    """``boilerplate.drop_boilerplate``'s look up the tree: from ``nid``'s parent
+    (``parent_of``), the first id in ``doomed`` or ``threads``, or None at the top; -1 when
+    more than ``most`` steps up were taken (a step that reaches the answer counts)."""
+    cdef Py_ssize_t steps = 0
+    up = parent_of.get(nid)
+    while up is not None and up not in doomed and up not in threads:
+        up = parent_of.get(up)
+        steps += 1
+        if steps > most:
+            return -1
+    return up
+
+
 def sum_up_links(dict parent_of, list order, dict chars, dict count):
     """``scoring.LinkStats``' sums: each element's link text and link count added to its
     parent's, children before parents (``order`` reversed); every element of the tree is a
