@@ -248,25 +248,27 @@ def _link_stats_by_css(body: LexborNode) -> Tree:
     return tree
 
 
-def test_link_tree_records_what_css_and_tree_add_recorded(pages):
+def test_link_stats_records_what_css_tree_add_and_a_sum_up_recorded(pages):
+    """The walk against LinkStats as it was: ``css("a")`` and ``Tree.add`` for each link
+    with text, then each element's sums added to its parent's, children first."""
     for page in pages:
         body = LexborHTMLParser(page).body
         wanted = _link_stats_by_css(body)
-        got = Tree(body)
-        own_chars, own_count = {}, {}
-        a = LexborHTMLParser("<a></a>").css_first("a").tag_id
-        walk.link_tree(body, a, got.parent_of, got.nodes, got.order, own_chars, own_count)
-        assert got.parent_of == wanted.parent_of, page
-        assert got.order == wanted.order, page
-        assert {k: n.mem_id for k, n in got.nodes.items()} == {
-            k: n.mem_id for k, n in wanted.nodes.items()
-        }
-        assert list(own_chars.items()) == list(wanted.own_chars.items()), page
-        assert list(own_count.items()) == list(wanted.own_count.items()), page
+        chars, count = dict(wanted.own_chars), dict(wanted.own_count)
+        for nid in reversed(wanted.order):
+            pid = wanted.parent_of[nid]
+            if pid is not None:
+                chars[pid] = chars.get(pid, 0) + chars[nid]
+                count[pid] = count.get(pid, 0) + count[nid]
         stats = LinkStats(body)
-        assert stats.link_chars.keys() >= own_chars.keys()
-        assert stats.parent_of == got.parent_of and stats.order == got.order, page
-        for nid, node in got.nodes.items():  # (made when asked for)
+        assert stats.parent_of == wanted.parent_of, page
+        assert stats.link_chars == chars and stats.link_count == count, page
+        assert sorted(stats.order) == sorted(wanted.order) and stats.order[0] == body.mem_id
+        seen = set()
+        for nid in stats.order:  # parents before children
+            assert stats.parent_of[nid] is None or stats.parent_of[nid] in seen, page
+            seen.add(nid)
+        for nid, node in wanted.nodes.items():  # (made when asked for)
             assert stats.nodes[nid].mem_id == node.mem_id == nid, page
             assert stats.nodes[nid].tag_id == node.tag_id, page
 
@@ -440,24 +442,6 @@ def test_attached_are_the_nodes_with_a_parent_after_removals(pages):
                 node.decompose()
         wanted = [n.mem_id for n in nodes if n.parent is not None]
         assert [n.mem_id for n in walk.attached(nodes)] == wanted
-
-
-def test_sum_up_links_adds_each_element_to_its_parent_children_first(pages):
-    a = LexborHTMLParser("<a></a>").css_first("a").tag_id
-    for page in pages[:500]:
-        tree, chars, count = Tree(LexborHTMLParser(page).body), {}, {}
-        walk.link_tree(
-            tree.nodes[tree.body_id], a, tree.parent_of, tree.nodes, tree.order, chars, count
-        )
-        wanted_chars, wanted_count = dict(chars), dict(count)
-        for nid in reversed(tree.order):
-            pid = tree.parent_of[nid]
-            if pid is not None:
-                wanted_chars[pid] = wanted_chars.get(pid, 0) + wanted_chars[nid]
-                wanted_count[pid] = wanted_count.get(pid, 0) + wanted_count[nid]
-        walk.sum_up_links(tree.parent_of, tree.order, chars, count)
-        assert list(chars.items()) == list(wanted_chars.items())
-        assert list(count.items()) == list(wanted_count.items())
 
 
 def _pending_in_python(nodes, main, relaxed):

@@ -110,15 +110,12 @@ class LinkStats(Tree):
     def __init__(self, body: LexborNode) -> None:
         super().__init__(body)
         self.sizes: dict[int, int] = {}
-        own_chars: dict[int, float] = {}
-        own_count: dict[int, float] = {}
-        # every link with text, its chain of ancestors recorded as Tree.add records it (the
-        # elements made when asked for)
+        self.link_chars: dict[int, int] = {}
+        self.link_count: dict[int, int] = {}
+        # every link with text and the elements above it, with the sums of their subtrees,
+        # in one compiled walk (the elements made when asked for)
         self.nodes = _Nodes(body, self.parent_of)
-        walk.link_tree(body, _A, self.parent_of, None, self.order, own_chars, own_count)
-        # both summed up the tree, children before parents, in C
-        walk.sum_up_links(self.parent_of, self.order, own_chars, own_count)
-        self.link_chars, self.link_count = own_chars, own_count
+        walk.link_stats(body, _A, self.parent_of, self.order, self.link_chars, self.link_count)
 
     def size(self, node: LexborNode) -> int:
         """``size(node)``, memoised by ``mem_id``."""

@@ -29,7 +29,7 @@ class Tree:
     values can be summed up the tree once per element instead of once per leaf.
 
     ``add`` also records an order with every parent before its children, so that a sum up
-    the tree (``walk.sum_up_links``) needs no depth pass and no sort."""
+    the tree needs no depth pass and no sort."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id

@@ -14,7 +14,7 @@ Lexbor's node structures directly and never change the tree:
 - ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
   elements, without a dict per element; ``boilerplate_pending``: ``drop_boilerplate``'s
   first pass over its candidates, on the same attribute reads;
-- ``tree_add``, ``link_tree``, ``sum_up_links``: ``tree.Tree``'s parent chains, and the link
+- ``tree_add``, ``link_stats``: ``tree.Tree``'s parent chains, and the link
   text and link count of every element for ``scoring.LinkStats``;
 - ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
   start and end read without inserting them into the tree, then the passes that turn them
@@ -673,27 +673,66 @@ def node_at(LexborNode root, size_t nid) -> LexborNode:
     return _wrap(<walk_node *> nid, root.parser)
 
 
-def link_tree(
-    LexborNode root, uintptr_t link_tag, dict parent_of, dict nodes, list order,
-    dict own_chars, dict own_count,
-):
-    """``scoring.LinkStats``' first loop: for each element of tag id ``link_tag`` in ``root``'s
-    subtree (document order) with text, its chain of ancestors up to one ``parent_of`` knows is
-    recorded as ``tree.Tree.add`` records it (``parent_of``, ``nodes`` unless None,
-    ``order``, by ``mem_id``), and its text length and a count of one are added to
-    ``own_chars`` and ``own_count`` under its id."""
+def link_stats(LexborNode root, uintptr_t link_tag, dict parent_of, list order, dict chars,
+               dict count):
+    """``scoring.LinkStats``' tree, in one walk of ``root``'s subtree: each element of tag id
+    ``link_tag`` with text is a link, its text length its own link text; an element holding a
+    link (itself one, or an ancestor of one up to ``root``) gets, by ``mem_id``, its parent
+    in ``parent_of`` (but ``root``, which the caller records), the link text and the number
+    of links of its subtree in ``chars`` and ``count``; their ids are appended to ``order``
+    parents first (the reverse of the order in which the walk leaves them)."""
     cdef walk_node *top = root.node
     cdef walk_node *node = top
-    cdef Py_ssize_t n
-    cdef object parser = root.parser
-    while node != NULL:
-        if node.local_name == link_tag and node.type == ELEMENT:
-            n = _size(node)
-            if n:
-                first = _add_chain(node, parser, parent_of, nodes, order)
-                own_chars[first] = own_chars.get(first, 0) + n
-                own_count[first] = own_count.get(first, 0) + 1
-        node = _next_in(node, top)
+    cdef Py_ssize_t *sums = NULL
+    cdef Py_ssize_t *links = NULL
+    cdef Py_ssize_t depth = 0, room = 0, n
+    cdef void *grown
+    cdef list left = []
+    try:
+        while True:
+            if depth == room:
+                room = max(2 * room, 64)
+                grown = PyMem_Realloc(sums, room * sizeof(Py_ssize_t))
+                if grown == NULL:
+                    raise MemoryError()
+                sums = <Py_ssize_t *> grown
+                grown = PyMem_Realloc(links, room * sizeof(Py_ssize_t))
+                if grown == NULL:
+                    raise MemoryError()
+                links = <Py_ssize_t *> grown
+            sums[depth], links[depth] = 0, 0
+            if node.local_name == link_tag and node.type == ELEMENT:
+                n = _size(node)
+                if n:
+                    sums[depth], links[depth] = n, 1
+            if node.first_child != NULL:
+                node = node.first_child
+                depth += 1
+                continue
+            while True:  # leaving node, and each ancestor it ends
+                if links[depth]:
+                    nid = <size_t> node
+                    chars[nid] = sums[depth]
+                    count[nid] = links[depth]
+                    if depth:
+                        parent_of[nid] = <size_t> node.parent
+                        left.append(nid)
+                if depth == 0:
+                    break
+                sums[depth - 1] += sums[depth]
+                links[depth - 1] += links[depth]
+                if node.next != NULL:
+                    break
+                node = node.parent
+                depth -= 1
+            if depth == 0:
+                break
+            node = node.next
+        left.reverse()
+        order.extend(left)
+    finally:
+        PyMem_Free(sums)
+        PyMem_Free(links)
 
 
 def within(dict parent_of, list order, root_id) -> set:
@@ -718,19 +757,6 @@ def first_above(dict parent_of, nid, set doomed, dict threads, Py_ssize_t most):
         if steps > most:
             return -1
     return up
-
-
-def sum_up_links(dict parent_of, list order, dict chars, dict count):
-    """``scoring.LinkStats``' sums: each element's link text and link count added to its
-    parent's, children before parents (``order`` reversed); every element of the tree is a
-    link or holds one, so each has both."""
-    cdef Py_ssize_t i
-    for i in range(len(order) - 1, -1, -1):
-        nid = order[i]
-        pid = parent_of[nid]
-        if pid is not None:
-            chars[pid] = chars.get(pid, 0) + chars[nid]
-            count[pid] = count.get(pid, 0) + count[nid]
 
 
 def prose_holder(LexborNode root, uintptr_t p_tag, dict link_chars, double share,
