@@ -41,7 +41,7 @@ from transforms.extract.comments import has_prose_outside, looks_like_thread
 from transforms.extract.layout import drop_page_markers, layout
 from transforms.extract.names import classify_names, is_consent_name
 from transforms.extract.prose import holds_prose
-from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
+from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, size
 
 # Tags that never hold main content.
 FURNITURE_TAGS = frozenset(
@@ -295,16 +295,15 @@ def drop_boilerplate(
     if len(candidates) > MAX_MEASURED:
         raise TooComplex("too many boilerplate candidates to measure")
     limit = 0.5 * root_size
-    tree = Tree(root)
-    doomed: set[int] = set()
+    doomed: dict[int, LexborNode] = {}  # by mem_id
     # the outermost comment-named elements: thread id -> [node, boilerplate-named, items]
     threads: dict[int, list] = {}
     for node, boilerplate, comment, name in candidates:
-        nid = tree.add(node)
+        nid = node.mem_id
         if nid == root_id:
             continue
-        # the doomed element or thread above it, if any (walk.first_above: the chain in C)
-        up = walk.first_above(tree.parent_of, nid, doomed, threads, MAX_WALK_DEPTH)
+        # the doomed element or thread above it, if any (walk.first_above: the parents in C)
+        up = walk.first_above(node, root, doomed, threads, MAX_WALK_DEPTH)
         if up == -1:
             raise TooComplex("boilerplate nested too deep")
         if up is not None and up in threads:
@@ -320,10 +319,10 @@ def drop_boilerplate(
             and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
             and not (node.tag_id in _GUARDED_IDS and holds_prose(node))
         ):
-            doomed.add(nid)
+            doomed[nid] = node
             root_size -= node_size  # the doomed are disjoint: their sizes add up
-    for nid in doomed:
-        tree.nodes[nid].decompose()
+    for node in doomed.values():
+        node.decompose()
     if not threads:
         return root_size, "", before - root_size
     root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))

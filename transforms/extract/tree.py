@@ -25,22 +25,16 @@ size = walk.size
 
 
 class Tree:
-    """A memo of the parent chains of the elements we care about (by ``mem_id``), so that
-    values can be summed up the tree once per element instead of once per leaf.
-
-    ``add`` also records an order with every parent before its children, so that a sum up
-    the tree needs no depth pass and no sort."""
+    """The parent chains of the elements we care about (by ``mem_id``), from ``body`` down,
+    so that values can be summed up the tree once per element instead of once per leaf:
+    ``parent_of``, the elements (``nodes``) and an ``order`` with every parent before its
+    children (``scoring.LinkStats`` fills them, in one compiled walk)."""
 
     def __init__(self, body: LexborNode) -> None:
         self.body_id = body.mem_id
         self.parent_of: dict[int, int | None] = {self.body_id: None}
         self.nodes: dict[int, LexborNode] = {self.body_id: body}
         self.order: list[int] = [self.body_id]  # parents before children
-
-    def add(self, node: LexborNode) -> int:
-        """Record ``node``'s chain up to a known element; return its id (``walk.tree_add``:
-        the chain is followed in C, a ``LexborNode`` made only for each new element)."""
-        return walk.tree_add(node, self.parent_of, self.nodes, self.order)
 
 
 def rewrite_text_nodes(root: LexborNode, fix: Callable[[str], str]) -> bool:

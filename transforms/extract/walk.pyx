@@ -14,8 +14,8 @@ Lexbor's node structures directly and never change the tree:
 - ``attached``: the nodes still in the tree; ``attribute_values``: chosen attributes of many
   elements, without a dict per element; ``boilerplate_pending``: ``drop_boilerplate``'s
   first pass over its candidates, on the same attribute reads;
-- ``tree_add``, ``link_stats``: ``tree.Tree``'s parent chains, and the link
-  text and link count of every element for ``scoring.LinkStats``;
+- ``link_stats``: ``scoring.LinkStats``' tree of the elements holding links, with the
+  link text and link count of each;
 - ``marked_text`` and ``render``: the layout's text, markers where blocks, lines and cells
   start and end read without inserting them into the tree, then the passes that turn them
   into line breaks (``layout``);
@@ -641,32 +641,6 @@ def sort_body(LexborNode root, const unsigned char[:] table, int lists) -> tuple
 # --- links ----------------------------------------------------------------------------------
 
 
-cdef object _add_chain(walk_node *node, object parser, dict parent_of, dict nodes, list order):
-    """``tree.Tree.add``: record ``node``'s chain of ancestors up to one ``parent_of`` knows
-    (``parent_of``, ``nodes`` unless None, ``order``, by ``mem_id``); its id."""
-    cdef walk_node *up = node
-    cdef list chain = []
-    nid = first = <size_t> node
-    while nid not in parent_of:
-        if nodes is not None:
-            nodes[nid] = _wrap(up, parser)
-        up = up.parent
-        pid = None if up == NULL else <size_t> up
-        parent_of[nid] = pid
-        chain.append(nid)
-        if up == NULL:
-            break
-        nid = pid
-    if chain:
-        order.extend(reversed(chain))
-    return first
-
-
-def tree_add(LexborNode node, dict parent_of, dict nodes, list order) -> int:
-    """``tree.Tree.add``'s work, on ``Tree``'s collections (see ``_add_chain``)."""
-    return _add_chain(node.node, node.parser, parent_of, nodes, order)
-
-
 def node_at(LexborNode root, size_t nid) -> LexborNode:
     """The node whose ``mem_id`` is ``nid``: one recorded from ``root``'s document (by
     ``link_tree``), which must still be in memory (not removed since)."""
@@ -745,18 +719,24 @@ def within(dict parent_of, list order, root_id) -> set:
     return inside
 
 
-def first_above(dict parent_of, nid, set doomed, dict threads, Py_ssize_t most):
-    """``boilerplate.drop_boilerplate``'s look up the tree: from ``nid``'s parent
-    (``parent_of``), the first id in ``doomed`` or ``threads``, or None at the top; -1 when
-    more than ``most`` steps up were taken (a step that reaches the answer counts)."""
+def first_above(LexborNode node, LexborNode root, dict doomed, dict threads,
+                Py_ssize_t most):
+    """``boilerplate.drop_boilerplate``'s look up the tree: from ``node``'s parent up to
+    ``root``, the ``mem_id`` of the first element in ``doomed`` or ``threads`` (by
+    ``mem_id``), or None; -1 when more than ``most`` steps up were taken (a step that reaches
+    the answer counts, and the step past ``root``)."""
+    cdef walk_node *up = node.node.parent
+    cdef walk_node *top = root.node
     cdef Py_ssize_t steps = 0
-    up = parent_of.get(nid)
-    while up is not None and up not in doomed and up not in threads:
-        up = parent_of.get(up)
+    while up != NULL:
+        key = <size_t> up
+        if key in doomed or key in threads:
+            return key
+        up = NULL if up == top else up.parent
         steps += 1
         if steps > most:
             return -1
-    return up
+    return None
 
 
 def prose_holder(LexborNode root, uintptr_t p_tag, dict link_chars, double share,
