@@ -56,8 +56,11 @@ def _clean(text: str | None) -> str:
     return _SPACES.sub(" ", strip_unwanted_in_node(text)).strip()[:MAX_TITLE_CHARS]
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> tuple[str, ...]:
+    """The lower-cased words of ``text``, kept for the texts a page compares several times
+    (each ``<h1>`` with each title and part of one)."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 class _Site:
