@@ -41,7 +41,7 @@ small static ids and points other names to a hash entry holding the name. The st
 names asked for are learned at import, by parsing an element that carries them.
 """
 
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint32_t, uint64_t, uintptr_t
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.string cimport memchr, memcmp, memcpy
 
@@ -49,6 +49,9 @@ from selectolax.lexbor import LexborHTMLParser
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long x) nogil
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 cdef extern from *:
@@ -203,11 +206,17 @@ cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
     """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
     off its ends."""
     cdef size_t start, end
-    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t count
+    cdef uint64_t word
     _strip(s, n, &start, &end)
+    count = end - start  # less the continuation bytes (10xxxxxx), eight bytes at a time
+    while start + 8 <= end:
+        memcpy(&word, s + start, 8)
+        count -= __builtin_popcountll(word & ~(word << 1) & 0x8080808080808080ULL)
+        start += 8
     while start < end:
-        if (s[start] & 0xC0) != 0x80:
-            count += 1
+        if (s[start] & 0xC0) == 0x80:
+            count -= 1
         start += 1
     return count
 
