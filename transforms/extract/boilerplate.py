@@ -69,6 +69,9 @@ _DIALOG_CONTENT = "h1, article"
 # A <header>'s scope: the nearest of these ancestors; in the last two, it heads content.
 _SECTIONING = frozenset({"body", "article", "aside", "nav", "section", "main"})
 _SECTION_CONTENT = frozenset({"section", "main"})
+_SECTIONING_IDS = frozenset(create_tag(tag).tag_id for tag in _SECTIONING)
+_SECTION_CONTENT_IDS = frozenset(create_tag(tag).tag_id for tag in _SECTION_CONTENT)
+_ARTICLE = create_tag("article").tag_id
 
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
 
@@ -255,7 +258,7 @@ def drop_boilerplate(
         _SCHEMA_COMMENT.search,
     )
     headers = [node for node, name in pending if name is None and node.tag_id == _HEADER]
-    item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag == "article"}
+    item_headers = {n.mem_id for n in headers if n.parent and n.parent.tag_id == _ARTICLE}
     if len(item_headers) < LISTED_ARTICLES:  # else a listing: the headers are its items' content
         item_headers = set()
     # the header of a section of the main content (its heading and intro) is no page banner
@@ -352,11 +355,11 @@ def _heads_a_section(header: LexborNode) -> bool:
     ``<header>`` is a banner landmark only outside article, aside, main, nav and section).
     Headers of an ``<article>`` stay candidates: there they hold the byline and date."""
     up, steps = header.parent, 0
-    while up is not None and up.tag not in _SECTIONING:
+    while up is not None and up.tag_id not in _SECTIONING_IDS:
         up, steps = up.parent, steps + 1
         if steps > MAX_WALK_DEPTH:
             raise TooComplex("header nested too deep")
-    return up is not None and up.tag in _SECTION_CONTENT
+    return up is not None and up.tag_id in _SECTION_CONTENT_IDS
 
 
 def _with_threads(

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser, LexborNode, create_tag
 
 from transforms.decode import decode_text, utf8_form, utf8_source
 from transforms.extract.boilerplate import (
@@ -113,6 +113,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 _INVISIBLE = ", ".join(INVISIBLE_TAGS)
+_H1 = create_tag("h1").tag_id  # (a tag id is read from the node; a tag name is decoded)
 
 
 @dataclass(frozen=True)
@@ -353,7 +354,7 @@ def _main_text(
     body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``; ``page_title``: see
     ``Extractor._extract``)."""
     # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
-    h1s = [node for node in elements.furniture if node.tag == "h1" and node.parent is not None]
+    h1s = [node for node in elements.furniture if node.tag_id == _H1 and node.parent is not None]
     articles = headline_articles(h1s)
 
     headline_text = _words(h1s[0]) if h1s else ""  # (read now: its <header> may go)

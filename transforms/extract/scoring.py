@@ -75,6 +75,7 @@ NAMED_BODY_SHARE = 0.25
 HEADLINE_PROSE_SHARE = 2 / 3
 _A = create_tag("a").tag_id
 _P = create_tag("p").tag_id
+_ARTICLE, _BODY = create_tag("article").tag_id, create_tag("body").tag_id
 TEXT_BLOCK_TAGS = frozenset(
     {"p", "li", "td", "th", "dd", "dt", "blockquote", "figcaption", "h1", "h2", "h3", "h4",
      "h5", "h6", "pre", "code", "a", "span", "b", "strong", "em", "i", "u", "small", "font",
@@ -209,7 +210,7 @@ def headline_articles(h1s: list[LexborNode]) -> list[LexborNode]:
     found: dict[int, LexborNode] = {}
     for h1 in h1s:
         up, steps = h1.parent, 0
-        while up is not None and up.tag != "article":
+        while up is not None and up.tag_id != _ARTICLE:
             up, steps = up.parent, steps + 1
             if steps > MAX_WALK_DEPTH:
                 raise TooComplex("headline nested too deep")
@@ -296,7 +297,7 @@ def headline_article(root: LexborNode, headline: LexborNode | None) -> LexborNod
     while up is not None:
         if up.mem_id == root.mem_id:
             return None  # the root holds the headline
-        if article is None and up.tag == "article":
+        if article is None and up.tag_id == _ARTICLE:
             article = up
         up, steps = up.parent, steps + 1
         if steps > MAX_WALK_DEPTH:
@@ -365,7 +366,7 @@ def lead_before(
         if prev is not None:
             return prev if _is_lead(prev, links, headline) else None
         node = node.parent
-        if node is None or node.tag == "body":
+        if node is None or node.tag_id == _BODY:
             return None
     return None
 
@@ -419,7 +420,7 @@ def headline_lead(headline: LexborNode) -> LexborNode | None:
                 return None  # loose text after the headline: no block of its own
             after = after.next
         node = node.parent
-        if node is None or node.tag == "body":
+        if node is None or node.tag_id == _BODY:
             return None
     return None
 
