@@ -400,13 +400,23 @@ def test_holds_prose_weighs_the_own_text_as_is_prose_does():
 def test_the_tags_of_the_id_tables_have_the_same_id_in_every_document():
     """The tables are keyed by Lexbor's tag id: right only for the names Lexbor numbers
     statically (a name it does not know gets an id of its own in each document)."""
-    from transforms.extract import boilerplate, layout, markdown, prose, scoring, title
+    from transforms.extract import (
+        boilerplate,
+        extractor,
+        layout,
+        markdown,
+        prose,
+        scoring,
+        shadow,
+        title,
+    )
 
     tables = [boilerplate._LIST_OF, layout._KIND_OR_PRE, scoring._LINK_LIST_IDS,
               scoring._TEXT_BLOCK_IDS, markdown._BLOCKS, boilerplate._INVISIBLE_IDS,
               scoring._NOT_IN_LEAD_IDS, scoring._NOT_LEAD_IDS, boilerplate._SECTIONING_IDS,
               boilerplate._SECTION_CONTENT_IDS, boilerplate._NOSCRIPT_CONTENT_IDS,
-              {boilerplate._ARTICLE, scoring._ARTICLE, scoring._BODY, scoring._P}]  # fmt: skip
+              {boilerplate._ARTICLE, scoring._ARTICLE, scoring._BODY, scoring._P, shadow._TEMPLATE,
+               extractor._H1}]  # fmt: skip
     ids = {tag_id for table in tables for tag_id in table}
     ids |= {i for i, on in enumerate(prose._HOLDER_TABLE) if on}
     ids |= {i for i, on in enumerate(title._HEAD_TABLE) if on}

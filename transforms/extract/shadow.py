@@ -16,13 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from selectolax.lexbor import LexborNode
+from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract.markup import TAG_BODY
 
 __all__ = ["has_shadow_root", "open_shadow_roots"]
 
 _ATTRIBUTES = ("shadowrootmode", "shadowroot")
+_TEMPLATE = create_tag("template").tag_id  # (read from the node, where a tag name is decoded)
 _TEMPLATE_TAG = re.compile(
     rb"<(/?)template(?=[\t\n\f\r />])" + TAG_BODY.encode(), re.IGNORECASE | re.ASCII
 )
@@ -32,7 +33,7 @@ _SHADOW_ROOT = re.compile(rb"[\t\n\f\r /]shadowroot(?:mode)?[\t\n\f\r ]*=", re.I
 def has_shadow_root(nodes: Iterable[LexborNode]) -> bool:
     """Whether one of ``nodes`` is a ``<template>`` that is a declarative shadow root."""
     return any(
-        node.tag == "template" and any(name in node.attributes for name in _ATTRIBUTES)
+        node.tag_id == _TEMPLATE and any(name in node.attributes for name in _ATTRIBUTES)
         for node in nodes
     )
 
