@@ -821,3 +821,48 @@ def test_first_above_is_the_python_look_up_the_tree(pages):
                 assert got == wanted, page
                 found += wanted not in (None, -1)
     assert found > 500
+
+
+def _script_pages(count: int, seed: int = 31) -> list[str]:
+    """Pages with scripts of every spelling of type in the head and the body."""
+    rng = random.Random(seed)
+    types = ['type="application/ld+json"', 'TYPE="Application/LD+JSON"', "type", 'type=""',
+             'type="text/javascript"', "", 'id="x" type="application/ld+json" async']  # fmt: skip
+    texts = ['{"headline": "A"}', '{"name": "B"}', "var x = 1;", '{"@type": "x", "headline": 2}']
+
+    def scripts() -> str:
+        return "".join(
+            f"<script {rng.choice(types)}>{rng.choice(texts)}</script>"
+            for _ in range(rng.randint(0, 4))
+        )
+
+    return [
+        f"<html><head><title>t</title>{scripts()}<meta name=a content=b>{scripts()}</head>"
+        f"<body>{scripts()}<p>x</p>{scripts()}</body></html>"
+        for _ in range(count)
+    ]
+
+
+def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
+    from transforms.extract.title import MAX_JSON_LD_CHARS, json_ld_texts, read_head
+
+    def by_attributes(nodes):
+        return [
+            node.text()
+            for node in nodes
+            if node.tag == "script"
+            and "ld+json" in (node.attributes.get("type") or "").lower()
+            and '"headline"' in node.text()
+            and len(node.text()) <= MAX_JSON_LD_CHARS
+        ]
+
+    found = 0
+    for page in _script_pages(1000):
+        tree = LexborHTMLParser(page)
+        _, _, scripts = read_head(tree.head)
+        assert [n.mem_id for n in scripts] == [n.mem_id for n in tree.head.css("script")]
+        assert json_ld_texts(scripts) == by_attributes(tree.head.css("script")), page
+        body_nodes = list(tree.body.traverse())
+        assert json_ld_texts(body_nodes) == by_attributes(body_nodes), page
+        found += len(json_ld_texts(scripts))
+    assert found > 300

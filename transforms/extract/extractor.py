@@ -202,10 +202,10 @@ class Extractor:
             html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes
         )
         tree = LexborHTMLParser(source)
-        html_title, metas = read_head(tree.head)
+        html_title, metas, head_scripts = read_head(tree.head)
         h1s: list[str] = []
         # JSON-LD scripts: the head's here, the body's as the body is sorted out (_extract)
-        ld_texts = json_ld_texts(tree.head.css("script") if tree.head is not None else ())
+        ld_texts = json_ld_texts(head_scripts)
         if tree.body is None:
             headline = json_ld_headline(ld_texts)
             title = repair_text(find_title(html_title, metas, [], url, headline))

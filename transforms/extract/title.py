@@ -179,20 +179,22 @@ def find_title(
     return h1s[0] if h1s else ""
 
 
-# read_head's walk: tag id -> 1 for <title>, 2 for <meta> (see walk.sort_body)
-_HEAD_TABLE = bytearray(max(create_tag("title").tag_id, create_tag("meta").tag_id) + 1)
-_HEAD_TABLE[create_tag("title").tag_id] = 1
-_HEAD_TABLE[create_tag("meta").tag_id] = 2
+# read_head's walk: tag id -> 1 for <title>, 2 for <meta>, 3 for <script> (see walk.sort_body)
+_HEAD_TAGS = ("title", "meta", "script")
+_HEAD_TABLE = bytearray(max(create_tag(tag).tag_id for tag in _HEAD_TAGS) + 1)
+for _index, _tag in enumerate(_HEAD_TAGS):
+    _HEAD_TABLE[create_tag(_tag).tag_id] = _index + 1
 _HEAD_TABLE = bytes(_HEAD_TABLE)
 
 
-def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
-    """The first ``<title>``'s text and the ``<meta>`` values (by lowercase property or name,
-    the first of each), read in one compiled walk of the head."""
+def read_head(head: LexborNode | None) -> tuple[str, dict[str, str], list[LexborNode]]:
+    """The first ``<title>``'s text, the ``<meta>`` values (by lowercase property or name,
+    the first of each) and the ``<script>`` elements (as ``head.css("script")`` gives them),
+    read in one compiled walk of the head."""
     title, metas = "", {}
     if head is None:
-        return title, metas
-    (titles, found), _, _ = walk.sort_body(head, _HEAD_TABLE, 2)
+        return title, metas, []
+    (titles, found, scripts), _, _ = walk.sort_body(head, _HEAD_TABLE, 3)
     for node in titles:
         title = title or node.text()
     for values in walk.attribute_values(found, ("property", "name", "content")):
@@ -201,14 +203,16 @@ def read_head(head: LexborNode | None) -> tuple[str, dict[str, str]]:
         key = values[0] or values[1]
         if key and key.lower() not in metas:
             metas[key.lower()] = values[2] or ""
-    return title, metas
+    return title, metas, scripts
 
 
 def json_ld_texts(nodes: Iterable[LexborNode]) -> list[str]:
-    """The texts of the JSON-LD scripts among ``nodes`` that hold a ``headline``."""
+    """The texts of the JSON-LD scripts among ``nodes`` that hold a ``headline`` (their
+    ``type`` read without an attribute dict each: ``walk.attribute_values``)."""
+    scripts = [node for node in nodes if node.tag_id == _SCRIPT]
     texts = []
-    for node in nodes:
-        if node.tag_id == _SCRIPT and "ld+json" in (node.attributes.get("type") or "").lower():
+    for node, values in zip(scripts, walk.attribute_values(scripts, ("type",)), strict=True):
+        if values is not None and "ld+json" in (values[0] or "").lower():
             text = node.text()
             if '"headline"' in text and len(text) <= MAX_JSON_LD_CHARS:
                 texts.append(text)
