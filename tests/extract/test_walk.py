@@ -866,3 +866,22 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
         assert json_ld_texts(body_nodes) == by_attributes(body_nodes), page
         found += len(json_ld_texts(scripts))
     assert found > 300
+
+
+def test_short_texts_lists_an_ascii_text_only_if_it_reads_as_a_label(pages):
+    from transforms.extract.boilerplate import _AD_SET, _ASCII_LABELS, _LABEL_CHARS, _READ_ALSO_SET
+
+    listed = 0
+    for page in pages[:300] + _labelled_pages(500, seed=72):
+        body = LexborHTMLParser(page).body
+        every = walk.short_texts(body, _LABEL_CHARS)
+        wanted = [
+            (node.mem_id, text)
+            for node, text in every
+            if not text.isascii()
+            or " ".join(text.split()).rstrip(":").strip().lower() in _AD_SET | _READ_ALSO_SET
+        ]
+        got = [(n.mem_id, t) for n, t in walk.short_texts(body, _LABEL_CHARS, _ASCII_LABELS)]
+        assert got == wanted, page
+        listed += sum(t.isascii() for _, t in got)
+    assert listed > 200

@@ -431,6 +431,9 @@ _AD_SET = frozenset(AD_LABELS)
 # The most characters a label has besides its spaces: a text node with more (whitespace and
 # colons aside; lower-casing never shortens a text) is none.
 _LABEL_CHARS = max(len(label.replace(" ", "")) for label in (*READ_ALSO_LABELS, *AD_LABELS))
+# The ASCII labels as bytes: ``walk.short_texts`` reads an ASCII text as a label in C and lists
+# it only if it is one (a text with other characters is read here)
+_ASCII_LABELS = frozenset(label.encode() for label in _READ_ALSO_SET | _AD_SET if label.isascii())
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
 
 
@@ -443,10 +446,11 @@ def drop_labelled(root: LexborNode) -> int:
     of boxes dropped.
 
     The text nodes that can be a label are found by a compiled walk (``walk.short_texts``:
-    those with few characters, the only ones decoded); on a page with one, a search of
-    ``root``'s text confirms that a label is in it as written."""
+    those with few characters, the only ones decoded, and of those in ASCII, only the ones
+    that read as a label); on a page with one, a search of ``root``'s text confirms that a
+    label is in it as written."""
     labelled = []
-    for node, text in walk.short_texts(root, _LABEL_CHARS):
+    for node, text in walk.short_texts(root, _LABEL_CHARS, _ASCII_LABELS):
         label = " ".join(text.split()).rstrip(":").strip().lower()
         is_ad = label in _AD_SET
         if is_ad or label in _READ_ALSO_SET:

@@ -49,6 +49,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    object PyBytes_FromStringAndSize(const char *v, Py_ssize_t len)
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long x) nogil
@@ -341,11 +342,52 @@ cdef bint _few_chars(const unsigned char *s, size_t n, Py_ssize_t most) noexcept
     return count > 0
 
 
-def short_texts(LexborNode root, Py_ssize_t most) -> list:
+cdef object _ascii_label(const unsigned char *s, size_t n):
+    """The ASCII text ``s`` as ``boilerplate.drop_labelled`` reads a label: its whitespace
+    collapsed to single spaces, the colons and spaces at its end stripped (``" ".join(
+    text.split()).rstrip(":").strip()``), lower-cased; as bytes."""
+    cdef unsigned char *buffer = <unsigned char *> PyMem_Malloc(n + 1)
+    cdef size_t i = 0, m = 0
+    cdef unsigned char c
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        while i < n:  # words joined by one space
+            while i < n and Py_UNICODE_ISSPACE(s[i]):
+                i += 1
+            if i == n:
+                break
+            if m:
+                buffer[m] = 0x20
+                m += 1
+            while i < n and not Py_UNICODE_ISSPACE(s[i]):
+                c = s[i]
+                buffer[m] = c + 0x20 if 0x41 <= c <= 0x5A else c
+                m += 1
+                i += 1
+        while m and buffer[m - 1] == 0x3A:  # rstrip(":")
+            m -= 1
+        while m and buffer[m - 1] == 0x20:  # strip() (the start has no space)
+            m -= 1
+        return PyBytes_FromStringAndSize(<const char *> buffer, m)
+    finally:
+        PyMem_Free(buffer)
+
+
+cdef bint _is_ascii(const unsigned char *s, size_t n) noexcept:
+    cdef size_t i
+    for i in range(n):
+        if s[i] >= 0x80:
+            return False
+    return True
+
+
+def short_texts(LexborNode root, Py_ssize_t most, labels=None) -> list:
     """``(node, node.text_content)`` for each text node of ``root``'s subtree, in document
     order, whose text has between 1 and ``most`` characters that are neither whitespace nor
     ``:`` (a label, once its whitespace is collapsed and its colons stripped, is no shorter);
-    the others are not decoded."""
+    the others are not decoded. With ``labels`` (a set of bytes), an ASCII text is listed
+    only if it reads as one of them (``_ascii_label``); the others are listed as they are."""
     cdef walk_node *top = root.node
     cdef walk_node *node = top
     cdef walk_text *text
@@ -354,7 +396,11 @@ def short_texts(LexborNode root, Py_ssize_t most) -> list:
     while node != NULL:
         if node.local_name == TEXT:
             text = <walk_text *> node
-            if text.data.data != NULL and _few_chars(text.data.data, text.data.length, most):
+            if text.data.data != NULL and _few_chars(text.data.data, text.data.length, most) and (
+                labels is None
+                or not _is_ascii(text.data.data, text.data.length)
+                or _ascii_label(text.data.data, text.data.length) in labels
+            ):
                 found.append((_wrap(node, parser), PyUnicode_DecodeUTF8(
                     <const char *> text.data.data, text.data.length, "replace")))
         node = _next_in(node, top)
