@@ -268,7 +268,7 @@ def drop_boilerplate(
     body_named: set[str] | None = set() if bodies is not None else None
     hidden_named: set[str] = set()
     named, comment_named = classify_names(
-        (name for _, name in pending if name is not None), body_named, hidden_named
+        [name for _, name in pending if name is not None], body_named, hidden_named
     )
     if body_named:
         bodies.extend(node for node, name in pending if name in body_named)
@@ -279,7 +279,9 @@ def drop_boilerplate(
     # (node, boilerplate-named, comment-named, name). The parts of a comment (its author, date,
     # text, each named "comment-...") are left out: the comment itself stands for them, and
     # following each one up the tree costs (a page of comments has hundreds).
-    comment_ids = {node.mem_id for node, name in pending if name in comment_named}
+    comment_ids = (
+        {node.mem_id for node, name in pending if name in comment_named} if comment_named else ()
+    )
     candidates = [
         (node, name is None or name in named, name in comment_named, name)
         for node, name in pending
