@@ -441,6 +441,25 @@ def test_the_main_element_is_the_content_when_no_block_holds_two_thirds():
     assert result.text == "\n\n".join(POST[:3])
 
 
+def test_the_main_element_inside_the_chosen_wrapper_is_the_content():
+    # the wrapper holds the breadcrumbs, the <main> with the article, an offer to subscribe,
+    # and cards of related stories wrapped whole in their links, whose blurbs are <p>s: link
+    # text, not prose
+    crumbs = "<ul class='crumbs'><li>Site</li><li><a href='/news'>News</a></li></ul>"
+    offer = "<div class='offer'>" + "Subscribers read every story of the archive. " * 7 + "</div>"
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    cards = "".join(
+        f"<div class='card'><a href='/s{i}'><h3>Story {i}</h3><p>{POST[3][:150]}</p></a></div>"
+        for i in range(3)
+    )
+    html = page(
+        f"<div class='wrap'>{crumbs}<main><h1>Apples</h1>{paragraphs}</main>{offer}"
+        f"<div class='more'>{cards}</div></div>",
+        title="Apples",
+    )
+    assert extract(html).text == "\n\n".join(POST[:3])
+
+
 LEAD = (
     "When a gardener prunes in winter, the tree opens up to the light: what to cut, and why, "
     "in five steps."

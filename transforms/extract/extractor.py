@@ -76,6 +76,7 @@ from transforms.extract.scoring import (
     headline_lead,
     lead_before,
     main_landmark,
+    main_within,
     marked_article_body,
     named_body,
     prune_link_lists,
@@ -405,6 +406,8 @@ def _main_block(
         root = choose_root(body, links, body_size)
         if root.mem_id == body.mem_id:  # no block holds two thirds of the page
             root = main_landmark(body, links) or root
+        else:
+            root = main_within(root, links) or root
         root = refine_to_prose(root, links)
         root = (
             headline_article(root, headline)
