@@ -583,6 +583,40 @@ def test_a_paragraph_that_starts_with_a_read_also_word_stays():
     assert extract(html).text == "\n\n".join([*paragraphs, *POST[2:]])
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "<div class='m1'><p><span><b>この記事は会員限定です。</b>紙の新聞の定期購読者の方は、"
+        "無料で会員登録できます。</span></p><dl><dt>登録すると</dt><dd>記事が読み放題</dd></dl>"
+        "<p><a href='/faq'>よくある質問はこちら</a></p></div>",
+        "<div class='x9'><p>Il vous reste 60% de cet article à lire. La suite est réservée "
+        "aux abonnés.</p><a href='/abo'>S'abonner</a></div>",
+        "<div><p>By signing up you consent to receive the above newsletter.</p></div>",
+    ],
+)
+def test_a_call_to_subscribe_in_the_articles_box_goes(call: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs) + call
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_paragraph_that_quotes_a_call_to_subscribe_stays():
+    # a long paragraph is prose, whatever it quotes
+    quote_ = (
+        "The paper now ends its stories with the words 'la suite est réservée aux abonnés', "
+        + POST[0]
+        + " Readers complained."
+    )
+    paragraphs = [*POST[:2], quote_, *POST[2:]]
+    html = page(
+        "<article><h1>Apples</h1><div>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</div></article>"
+    )
+    assert extract(html).text == "\n\n".join(paragraphs)
+
+
 def story(title: str, paragraphs: list[str]) -> str:
     """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
     text = "".join(f"<p>{p}</p>" for p in paragraphs)

@@ -11,8 +11,9 @@
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
   vocabulary and its search are in ``names``).
 - Inside the main block, a teaser of another story under a "read also" label in one of the
-  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), and the label of an
-  ad ("Anzeige", "Publicité", "Reklam", ...; ``drop_labelled``).
+  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
+  ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
+  est réservée aux abonnés", "この記事は会員限定です", ...; ``drop_labelled``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -414,9 +415,18 @@ AD_LABELS = (
     "advertisement", "sponsored", "anzeige", "werbung", "publicité", "publicidad",
     "pubblicità", "reklam", "reklama", "advertentie", "annonse", "annons", "[pr]", "広告", "광고",
 )  # fmt: skip
+# Sentences of a call to subscribe or register set in the article's box (the rest is for
+# members, the article is cut short): anywhere in a text node, lower-cased
+SUBSCRIBE_CALLS = (
+    "by signing up you consent to receive", "la suite est réservée aux abonnés",
+    "この記事は会員限定です", "有料会員になると", "会員の方のみご利用いただけます",
+)  # fmt: skip
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
-_LABEL_SEARCH = AhoCorasick([*READ_ALSO_LABELS, *AD_LABELS], implementation=Implementation.DFA)
+_LABEL_SEARCH = AhoCorasick(
+    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS], implementation=Implementation.DFA
+)
+_CALL_SEARCH = AhoCorasick(SUBSCRIBE_CALLS, implementation=Implementation.DFA)
 _READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
 _AD_SET = frozenset(AD_LABELS)
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
@@ -427,7 +437,9 @@ def drop_labelled(root: LexborNode) -> int:
     (``READ_ALSO_LABELS``: "Lesen Sie auch", "Lire aussi", ...): the largest box around the
     label, below ``root``, of ``TEASER_CHARS`` or fewer, if links are half of its text
     besides the label (a paragraph that starts with the word stays); and the labels of ads
-    (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone. The number
+    (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone; and the
+    largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
+    anywhere in a text node: a long paragraph quoting one stays). The number
     of boxes dropped.
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
@@ -441,7 +453,8 @@ def drop_labelled(root: LexborNode) -> int:
             continue
         label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
         is_ad = label in _AD_SET
-        if not (is_ad or label in _READ_ALSO_SET):
+        is_call = not is_ad and bool(_CALL_SEARCH.find_matches_as_indexes(label))
+        if not (is_ad or is_call or label in _READ_ALSO_SET):
             continue
         if node.parent is None or node.parent.mem_id == root_id:
             continue
@@ -451,7 +464,7 @@ def drop_labelled(root: LexborNode) -> int:
             box, up = up, up.parent
         if up is None or size(box) > limit:
             continue
-        if is_ad or _link_chars(box) >= (size(box) - len(label)) / 2:
+        if is_ad or is_call or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
     for box in boxes:
         if box.parent is not None:
