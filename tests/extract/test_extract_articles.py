@@ -617,6 +617,42 @@ def test_a_paragraph_that_quotes_a_call_to_subscribe_stays():
     assert extract(html).text == "\n\n".join(paragraphs)
 
 
+def teaser(i: int, blurb: str = "") -> str:
+    text = f"<div class='teasertext'><p>{blurb}</p></div>" if blurb else ""
+    return (
+        f"<div class='teaser'><div class='topline'>Kicker {i}</div><h2>"
+        f"<a href='/s{i}'>Another story number {i} of the day</a></h2>{text}</div>"
+    )
+
+
+def test_teasers_of_other_stories_set_in_the_article_go():
+    # one between two paragraphs, and a box of two with blurbs after the text: their
+    # blurbs are <p>s and their links are a headline each, so they are neither link lists
+    # nor labelled
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    box = "<div class='contentbox'>" + "".join(teaser(i, POST[i][:60]) for i in range(2))
+    body = "".join(paragraphs[:2]) + teaser(9) + "".join(paragraphs[2:]) + box + "</div>"
+    html = page(f"<article><h1>Apples</h1>{body}</article>", title="Apples")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_listicles_linked_headings_stay():
+    # the items of the article itself: a linked heading and a short text each, in boxes
+    # not named as teasers
+    items = [
+        (f"Channel number {i} to learn from", f"A short note on channel {i} and its videos.")
+        for i in range(3)
+    ]
+    boxes = "".join(
+        f"<div class='item'><h3><a href='/c{i}'>{h}</a></h3><p>{t}</p></div>"
+        for i, (h, t) in enumerate(items)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1>{paragraphs}{boxes}</article>", title="Apples")
+    text = extract(html).text
+    assert all(h in text and t in text for h, t in items)
+
+
 def story(title: str, paragraphs: list[str]) -> str:
     """An <article> with its headline in a <header> (a boilerplate candidate) and its text."""
     text = "".join(f"<p>{p}</p>" for p in paragraphs)

@@ -58,6 +58,7 @@ from transforms.extract.boilerplate import (
     drop_boilerplate,
     drop_furniture,
     drop_labelled,
+    drop_teasers,
     sort_elements,
 )
 from transforms.extract.characters import strip_unwanted_in_node
@@ -363,6 +364,7 @@ def _main_text(
     root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
     lead = None if marked is not None else lead_before(root, links, headline)
     drop_labelled(root)
+    drop_teasers(root)
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
