@@ -636,6 +636,20 @@ def test_teasers_of_other_stories_set_in_the_article_go():
     assert extract(html).text == "\n\n".join(POST)
 
 
+def test_a_teaser_wrapped_in_its_link_goes_and_a_lead_named_teaser_stays():
+    # the whole teaser is the link, its headline inside; the lead's class says "teaser" too
+    card = (
+        "<a class='u-teaser' href='/s1'><div class='u-teaser__content'><span>Kicker</span>"
+        "<h2>Another story number 1 of the day</h2><p>Its blurb, in a sentence.</p></div></a>"
+    )
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = f"<p class='article-teaser'>{LEAD}</p>" + "".join(paragraphs[:2]) + card
+    html = page(
+        f"<article><h1>Apples</h1>{body}{''.join(paragraphs[2:])}</article>", title="Apples"
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
 def test_a_listicles_linked_headings_stay():
     # the items of the article itself: a linked heading and a short text each, in boxes
     # not named as teasers

@@ -14,8 +14,7 @@
   crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
   ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
   est réservée aux abonnés", "この記事は会員限定です", ...; ``drop_labelled``); and a box
-  named as a teaser around a linked headline with a kicker or a blurb, in an article's text
-  (``drop_teasers``).
+  named as a teaser with a headline-long link, in an article's text (``drop_teasers``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -475,38 +474,32 @@ def drop_labelled(root: LexborNode) -> int:
 
 
 # A teaser of another story set in the article: a box of ``TEASER_CHARS`` or fewer around a
-# heading that is a link (``TEASER_LINKED`` of its text) as long as a headline, with a kicker
-# or a blurb beside it; taken when all of them are under ``TEASER_SHARE`` of the root.
-TEASER_LINKED = 0.8
+# box whose class names it a teaser ("teaser", "u-teaser__content", "Teaser_wrapper"), with a
+# link as long as a headline; taken when all of them are under ``TEASER_SHARE`` of the root.
+# (A lead some sites name "teaser" holds no headline-long link.)
 TEASER_HEADLINE = 16
 TEASER_SHARE = 0.25
 TEASER_ARTICLE = 0.5  # ... and the root is an article: this share of its text in <p>s
-_TEASER_NAME = "teaser"  # ... and the box, or a box in it, has this in its class
-_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 
 def drop_teasers(root: LexborNode) -> int:
-    """Drop the teasers of other stories inside ``root`` (see ``TEASER_LINKED``): the
-    largest box of ``TEASER_CHARS`` or fewer around a linked headline, below ``root``, that
-    holds more than the headline (a kicker, a blurb, a duration); the article's own
-    subheadings are not links, and a listicle whose items are linked headlines with a short
-    text each is most of its root (``TEASER_SHARE``), so it stays. The number dropped."""
+    """Drop the teasers of other stories inside ``root``: the largest box of
+    ``TEASER_CHARS`` or fewer, below ``root``, around a box whose class names it a teaser,
+    holding a link as long as a headline (``TEASER_HEADLINE``), when the root is an
+    article's text (``TEASER_ARTICLE``) and those boxes are under ``TEASER_SHARE`` of it: a
+    listing of teasers is most of its root, so it stays. The number dropped."""
     root_id = root.mem_id
     boxes: dict[int, LexborNode] = {}
-    for link in root.css("h2 a, h3 a, h4 a, h5 a, h6 a"):
-        heading = link.parent
-        while heading is not None and heading.tag not in _HEADING_TAGS:
-            heading = heading.parent
-        if heading is None or heading.parent is None or heading.mem_id in boxes:
+    for named in root.css('[class*="teaser" i]'):
+        if named.parent is None or size(named) > TEASER_CHARS:
             continue
-        heading_chars = size(heading)
-        if heading_chars < TEASER_HEADLINE or size(link) < TEASER_LINKED * heading_chars:
-            continue
-        box, up, named = heading, heading.parent, False
+        box, up = named, named.parent
         while up is not None and up.mem_id != root_id and size(up) <= TEASER_CHARS:
             box, up = up, up.parent
-            named = named or _TEASER_NAME in (box.attributes.get("class") or "").lower()
-        if up is None or not named or size(box) <= heading_chars:
+        if up is None or box.mem_id in boxes:
+            continue
+        links = [box] if box.tag == "a" else box.css("a")
+        if max(map(size, links), default=0) < TEASER_HEADLINE:
             continue
         boxes[box.mem_id] = box
     if not boxes:
