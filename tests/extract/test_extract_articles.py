@@ -554,6 +554,10 @@ def test_what_is_no_lead_under_the_headline_stays_out(box: str):
         "</h3></a><span>Par Anne</span></div>",
         "<div><span>Czytaj też</span> <a href='/z'>Jak przycinać jabłonie zimą</a></div>",
         "<div><p>おすすめ情報</p><a href='/k'>りんごの木の剪定</a></div>",
+        # a box of the article's tags under its label
+        "<div class='tagbox'><h3>Schlagwörter zu diesem Artikel</h3><h3><a href='/t/o'>"
+        "Osnabrück</a></h3><h3><a href='/t/h'>Hochschule</a></h3></div>",
+        "<p><b>Tags</b><a href='/t/p'>pruning</a>, <a href='/t/w'>winter</a></p>",
     ],
 )
 def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):
@@ -626,11 +630,11 @@ def teaser(i: int, blurb: str = "") -> str:
 
 
 def test_teasers_of_other_stories_set_in_the_article_go():
-    # one between two paragraphs, and a box of two with blurbs after the text: their
+    # one between two paragraphs, and a box of three with blurbs after the text: their
     # blurbs are <p>s and their links are a headline each, so they are neither link lists
     # nor labelled
     paragraphs = [f"<p>{p}</p>" for p in POST]
-    box = "<div class='contentbox'>" + "".join(teaser(i, POST[i][:60]) for i in range(2))
+    box = "<div class='contentbox'>" + "".join(teaser(i, POST[i][:60]) for i in range(3))
     body = "".join(paragraphs[:2]) + teaser(9) + "".join(paragraphs[2:]) + box + "</div>"
     html = page(f"<article><h1>Apples</h1>{body}</article>", title="Apples")
     assert extract(html).text == "\n\n".join(POST)

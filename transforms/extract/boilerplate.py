@@ -388,7 +388,8 @@ def _with_threads(
 
 
 # The labels news sites put over a teaser of another story, or a few links to them, inside an
-# article ("Lesen Sie auch: <a>...</a>"), in the languages of the crawl. Whole labels only
+# article ("Lesen Sie auch: <a>...</a>"), or over the article's tags, in the languages of the
+# crawl. Whole labels only
 # (an optional colon after): not "Read more", a listing's link to each of its items.
 READ_ALSO_LABELS = (
     # de
@@ -409,6 +410,8 @@ READ_ALSO_LABELS = (
     "читайте также",
     # ja, zh, ko
     "関連記事", "あわせて読みたい", "おすすめ情報", "こんな特集も", "関連キーワード",
+    # a box of the article's tags
+    "schlagwörter zu diesem artikel", "schlagwörter", "tags", "themen", "mots-clés", "etiquetas",
     "相关阅读", "延伸阅读", "관련기사",
 )  # fmt: skip
 # The labels over an ad or a sponsored item, which stay when their box is not named as one
@@ -478,7 +481,7 @@ def drop_labelled(root: LexborNode) -> int:
 # link as long as a headline; taken when all of them are under ``TEASER_SHARE`` of the root.
 # (A lead some sites name "teaser" holds no headline-long link.)
 TEASER_HEADLINE = 16
-TEASER_SHARE = 0.25
+TEASER_SHARE = 1 / 3
 TEASER_ARTICLE = 0.5  # ... and the root is an article: this share of its text in <p>s
 
 
