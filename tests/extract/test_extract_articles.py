@@ -605,6 +605,22 @@ def test_a_call_to_subscribe_in_the_articles_box_goes(call: str):
     assert extract(html).text == "\n\n".join(POST)
 
 
+def test_the_consent_placeholder_of_an_embedded_post_goes():
+    # a German site's placeholder for a podcast or a video, longer than a teaser box
+    placeholder = (
+        "<figure class='c-oembed-placeholder'><div class='title'>Externer Inhalt</div><div>"
+        "<p>Um eingebettete Inhalte anzuzeigen, ist deine widerrufliche Einwilligung in die "
+        "Übermittlung und Verarbeitung von personenbezogenen Daten notwendig, da die Anbieter "
+        "der eingebetteten Inhalte als Drittanbieter diese Einwilligung verlangen. "
+        + "Details stehen in unserer Datenschutzerklärung. " * 6
+        + "</p><button>Einverstanden</button></div></figure>"
+    )
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs[:2]) + placeholder + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
 def test_a_paragraph_that_quotes_a_call_to_subscribe_stays():
     # a long paragraph is prose, whatever it quotes
     quote_ = (

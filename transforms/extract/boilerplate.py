@@ -13,8 +13,10 @@
 - Inside the main block, a teaser of another story under a "read also" label in one of the
   crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
   ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
-  est réservée aux abonnés", "この記事は会員限定です", ...; ``drop_labelled``); and a box
-  named as a teaser with a headline-long link, in an article's text (``drop_teasers``).
+  est réservée aux abonnés", "この記事は会員限定です", ...) or the placeholder of an
+  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...;
+  ``drop_labelled``); and a box named as a teaser with a headline-long link, in an
+  article's text (``drop_teasers``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -425,12 +427,20 @@ SUBSCRIBE_CALLS = (
     "by signing up you consent to receive", "la suite est réservée aux abonnés",
     "この記事は会員限定です", "有料会員になると", "会員の方のみご利用いただけます",
 )  # fmt: skip
+# Sentences of the placeholder of an embedded post or video that asks for consent before it
+# loads (de sites, under the GDPR): the largest box of ``EMBED_CHARS`` or fewer around one goes
+EMBED_CONSENTS = (
+    "um eingebettete inhalte anzuzeigen", "ich bin damit einverstanden, dass mir",
+)  # fmt: skip
+EMBED_CHARS = 1000
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
 _LABEL_SEARCH = AhoCorasick(
-    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS], implementation=Implementation.DFA
+    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
+    implementation=Implementation.DFA,
 )
 _CALL_SEARCH = AhoCorasick(SUBSCRIBE_CALLS, implementation=Implementation.DFA)
+_EMBED_SEARCH = AhoCorasick(EMBED_CONSENTS, implementation=Implementation.DFA)
 _READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
 _AD_SET = frozenset(AD_LABELS)
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
@@ -443,7 +453,8 @@ def drop_labelled(root: LexborNode) -> int:
     besides the label (a paragraph that starts with the word stays); and the labels of ads
     (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone; and the
     largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
-    anywhere in a text node: a long paragraph quoting one stays). The number
+    anywhere in a text node: a long paragraph quoting one stays), or of ``EMBED_CHARS`` or
+    fewer around a placeholder's call for consent (``EMBED_CONSENTS``). The number
     of boxes dropped.
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
@@ -458,17 +469,18 @@ def drop_labelled(root: LexborNode) -> int:
         label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
         is_ad = label in _AD_SET
         is_call = not is_ad and bool(_CALL_SEARCH.find_matches_as_indexes(label))
-        if not (is_ad or is_call or label in _READ_ALSO_SET):
+        is_embed = not (is_ad or is_call) and bool(_EMBED_SEARCH.find_matches_as_indexes(label))
+        if not (is_ad or is_call or is_embed or label in _READ_ALSO_SET):
             continue
         if node.parent is None or node.parent.mem_id == root_id:
             continue
         box, up = node.parent, node.parent.parent
-        limit = len(label) if is_ad else TEASER_CHARS
+        limit = len(label) if is_ad else EMBED_CHARS if is_embed else TEASER_CHARS
         while up is not None and up.mem_id != root_id and size(up) <= limit:
             box, up = up, up.parent
         if up is None or size(box) > limit:
             continue
-        if is_ad or is_call or _link_chars(box) >= (size(box) - len(label)) / 2:
+        if is_ad or is_call or is_embed or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
     for box in boxes:
         if box.parent is not None:
