@@ -898,3 +898,15 @@ def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate
     html = page(f"{teaser}<div class='txt-overlay'>{paragraphs}</div><div><ul>{more}</ul></div>")
     result = extract(html)
     assert all(p in result.text for p in POST) and "Another story" not in result.text
+
+
+def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes():
+    from transforms.extract.boilerplate import _NODE_BREAK, _labelled
+
+    def text(*nodes: str) -> str:
+        return _NODE_BREAK.join(nodes).lower()
+
+    assert not _labelled(text("We sorted the tags by hand.", "Related work is cited below."))
+    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link"))
+    assert _labelled(text("Tags"))
+    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))

@@ -458,8 +458,8 @@ def drop_labelled(root: LexborNode) -> int:
     of boxes dropped.
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
-    text nodes are read only then."""
-    if not _LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
+    text nodes are read only then (``_labelled``)."""
+    if not _labelled(root.text(separator=_NODE_BREAK).lower()):
         return 0
     root_id = root.mem_id
     boxes = []
@@ -528,6 +528,26 @@ def drop_teasers(root: LexborNode) -> int:
         if box.parent is not None:
             box.decompose()
     return len(boxes)
+
+
+_NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
+_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS)  # the automaton's patterns, labels first
+
+
+def _labelled(text: str) -> bool:
+    """Whether ``text`` (a root's lower-cased text, its text nodes separated by
+    ``_NODE_BREAK``) has a text node that ``drop_labelled`` looks at: one that is a label
+    whole, or holds a call to subscribe or for consent. A label's word inside a sentence
+    ("tags", "themen", "related") is no reason to read every text node."""
+    for pattern, start, end in _LABEL_SEARCH.find_matches_as_indexes(text, overlapping=True):
+        if pattern >= _LABEL_COUNT:
+            return True
+        stop = text.find(_NODE_BREAK, end)
+        node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
+        label = " ".join(node.split()).rstrip(":").strip()
+        if label in _READ_ALSO_SET or label in _AD_SET:
+            return True
+    return False
 
 
 def _link_chars(node: LexborNode) -> int:
