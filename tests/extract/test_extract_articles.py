@@ -441,6 +441,25 @@ def test_the_main_element_is_the_content_when_no_block_holds_two_thirds():
     assert result.text == "\n\n".join(POST[:3])
 
 
+def test_the_main_element_inside_the_chosen_wrapper_is_the_content():
+    # the wrapper holds the breadcrumbs, the <main> with the article, an offer to subscribe,
+    # and cards of related stories wrapped whole in their links, whose blurbs are <p>s: link
+    # text, not prose
+    crumbs = "<ul class='crumbs'><li>Site</li><li><a href='/news'>News</a></li></ul>"
+    offer = "<div class='offer'>" + "Subscribers read every story of the archive. " * 7 + "</div>"
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST[:3])
+    cards = "".join(
+        f"<div class='card'><a href='/s{i}'><h3>Story {i}</h3><p>{POST[3][:150]}</p></a></div>"
+        for i in range(3)
+    )
+    html = page(
+        f"<div class='wrap'>{crumbs}<main><h1>Apples</h1>{paragraphs}</main>{offer}"
+        f"<div class='more'>{cards}</div></div>",
+        title="Apples",
+    )
+    assert extract(html).text == "\n\n".join(POST[:3])
+
+
 LEAD = (
     "When a gardener prunes in winter, the tree opens up to the light: what to cut, and why, "
     "in five steps."
@@ -535,6 +554,10 @@ def test_what_is_no_lead_under_the_headline_stays_out(box: str):
         "</h3></a><span>Par Anne</span></div>",
         "<div><span>Czytaj też</span> <a href='/z'>Jak przycinać jabłonie zimą</a></div>",
         "<div><p>おすすめ情報</p><a href='/k'>りんごの木の剪定</a></div>",
+        # a box of the article's tags under its label
+        "<div class='tagbox'><h3>Schlagwörter zu diesem Artikel</h3><h3><a href='/t/o'>"
+        "Osnabrück</a></h3><h3><a href='/t/h'>Hochschule</a></h3></div>",
+        "<p><b>Tags</b><a href='/t/p'>pruning</a>, <a href='/t/w'>winter</a></p>",
     ],
 )
 def test_a_teaser_of_another_story_under_a_read_also_label_goes(teaser: str):
@@ -562,6 +585,106 @@ def test_a_paragraph_that_starts_with_a_read_also_word_stays():
         f"pruned in late winter too.</p>{body}</div></article>"
     )
     assert extract(html).text == "\n\n".join([*paragraphs, *POST[2:]])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "<div class='m1'><p><span><b>この記事は会員限定です。</b>紙の新聞の定期購読者の方は、"
+        "無料で会員登録できます。</span></p><dl><dt>登録すると</dt><dd>記事が読み放題</dd></dl>"
+        "<p><a href='/faq'>よくある質問はこちら</a></p></div>",
+        "<div class='x9'><p>Il vous reste 60% de cet article à lire. La suite est réservée "
+        "aux abonnés.</p><a href='/abo'>S'abonner</a></div>",
+        "<div><p>By signing up you consent to receive the above newsletter.</p></div>",
+    ],
+)
+def test_a_call_to_subscribe_in_the_articles_box_goes(call: str):
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs) + call
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_the_consent_placeholder_of_an_embedded_post_goes():
+    # a German site's placeholder for a podcast or a video, longer than a teaser box
+    placeholder = (
+        "<figure class='c-oembed-placeholder'><div class='title'>Externer Inhalt</div><div>"
+        "<p>Um eingebettete Inhalte anzuzeigen, ist deine widerrufliche Einwilligung in die "
+        "Übermittlung und Verarbeitung von personenbezogenen Daten notwendig, da die Anbieter "
+        "der eingebetteten Inhalte als Drittanbieter diese Einwilligung verlangen. "
+        + "Details stehen in unserer Datenschutzerklärung. " * 6
+        + "</p><button>Einverstanden</button></div></figure>"
+    )
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = "".join(paragraphs[:2]) + placeholder + "".join(paragraphs[2:])
+    html = page(f"<article><h1>Apples</h1><div class='text'>{body}</div></article>")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_paragraph_that_quotes_a_call_to_subscribe_stays():
+    # a long paragraph is prose, whatever it quotes
+    quote_ = (
+        "The paper now ends its stories with the words 'la suite est réservée aux abonnés', "
+        + POST[0]
+        + " Readers complained."
+    )
+    paragraphs = [*POST[:2], quote_, *POST[2:]]
+    html = page(
+        "<article><h1>Apples</h1><div>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</div></article>"
+    )
+    assert extract(html).text == "\n\n".join(paragraphs)
+
+
+def teaser(i: int, blurb: str = "") -> str:
+    text = f"<div class='teasertext'><p>{blurb}</p></div>" if blurb else ""
+    return (
+        f"<div class='teaser'><div class='topline'>Kicker {i}</div><h2>"
+        f"<a href='/s{i}'>Another story number {i} of the day</a></h2>{text}</div>"
+    )
+
+
+def test_teasers_of_other_stories_set_in_the_article_go():
+    # one between two paragraphs, and a box of three with blurbs after the text: their
+    # blurbs are <p>s and their links are a headline each, so they are neither link lists
+    # nor labelled
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    box = "<div class='contentbox'>" + "".join(teaser(i, POST[i][:60]) for i in range(3))
+    body = "".join(paragraphs[:2]) + teaser(9) + "".join(paragraphs[2:]) + box + "</div>"
+    html = page(f"<article><h1>Apples</h1>{body}</article>", title="Apples")
+    assert extract(html).text == "\n\n".join(POST)
+
+
+def test_a_teaser_wrapped_in_its_link_goes_and_a_lead_named_teaser_stays():
+    # the whole teaser is the link, its headline inside; the lead's class says "teaser" too
+    card = (
+        "<a class='u-teaser' href='/s1'><div class='u-teaser__content'><span>Kicker</span>"
+        "<h2>Another story number 1 of the day</h2><p>Its blurb, in a sentence.</p></div></a>"
+    )
+    paragraphs = [f"<p>{p}</p>" for p in POST]
+    body = f"<p class='article-teaser'>{LEAD}</p>" + "".join(paragraphs[:2]) + card
+    html = page(
+        f"<article><h1>Apples</h1>{body}{''.join(paragraphs[2:])}</article>", title="Apples"
+    )
+    assert extract(html).text == "\n\n".join([LEAD, *POST])
+
+
+def test_a_listicles_linked_headings_stay():
+    # the items of the article itself: a linked heading and a short text each, in boxes
+    # not named as teasers
+    items = [
+        (f"Channel number {i} to learn from", f"A short note on channel {i} and its videos.")
+        for i in range(3)
+    ]
+    boxes = "".join(
+        f"<div class='item'><h3><a href='/c{i}'>{h}</a></h3><p>{t}</p></div>"
+        for i, (h, t) in enumerate(items)
+    )
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1>{paragraphs}{boxes}</article>", title="Apples")
+    text = extract(html).text
+    assert all(h in text and t in text for h, t in items)
 
 
 def story(title: str, paragraphs: list[str]) -> str:
@@ -775,3 +898,15 @@ def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate
     html = page(f"{teaser}<div class='txt-overlay'>{paragraphs}</div><div><ul>{more}</ul></div>")
     result = extract(html)
     assert all(p in result.text for p in POST) and "Another story" not in result.text
+
+
+def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes():
+    from transforms.extract.boilerplate import _NODE_BREAK, _labelled
+
+    def text(*nodes: str) -> str:
+        return _NODE_BREAK.join(nodes).lower()
+
+    assert not _labelled(text("We sorted the tags by hand.", "Related work is cited below."))
+    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link"))
+    assert _labelled(text("Tags"))
+    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))

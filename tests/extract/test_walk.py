@@ -535,50 +535,6 @@ def test_short_texts_are_the_text_nodes_with_few_characters(pages, most):
             assert found == wanted, page
 
 
-def _drop_labelled_by_traversal(root: LexborNode) -> int:
-    """``boilerplate.drop_labelled`` as a Python walk of every node, after a search of the
-    whole text."""
-    from transforms.extract import boilerplate as b
-
-    if not b._LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
-        return 0
-    root_id, boxes = root.mem_id, []
-    for node in root.traverse(include_text=True):
-        if not node.is_text_node:
-            continue
-        label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
-        is_ad = label in b._AD_SET
-        if not (is_ad or label in b._READ_ALSO_SET):
-            continue
-        if node.parent is None or node.parent.mem_id == root_id:
-            continue
-        box, up = node.parent, node.parent.parent
-        limit = len(label) if is_ad else b.TEASER_CHARS
-        while up is not None and up.mem_id != root_id and walk.size(up) <= limit:
-            box, up = up, up.parent
-        if up is None or walk.size(box) > limit:
-            continue
-        if is_ad or b._link_chars(box) >= (walk.size(box) - len(label)) / 2:
-            boxes.append(box)
-    for box in boxes:
-        if box.parent is not None:
-            box.decompose()
-    return len(boxes)
-
-
-def test_drop_labelled_drops_what_a_walk_of_every_text_node_drops():
-    from transforms.extract.boilerplate import drop_labelled
-
-    dropped = 0
-    for page in _labelled_pages(1500):
-        ours, theirs = LexborHTMLParser(page).body, LexborHTMLParser(page).body
-        count = drop_labelled(ours)
-        assert count == _drop_labelled_by_traversal(theirs), page
-        assert ours.html == theirs.html, page
-        dropped += count
-    assert dropped > 100
-
-
 def _marker_pages(count: int, seed: int = 83) -> list[str]:
     """Generated pages with the layout's marker characters (literal and as references) and
     their neighbours in their text."""
@@ -869,19 +825,22 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
 
 
 def test_short_texts_lists_an_ascii_text_only_if_it_reads_as_a_label(pages):
-    from transforms.extract.boilerplate import _AD_SET, _ASCII_LABELS, _LABEL_CHARS, _READ_ALSO_SET
+    from transforms.extract.boilerplate import _AD_SET, _READ_ALSO_SET
+
+    labels = _AD_SET | _READ_ALSO_SET
+    label_chars = max(len(label.replace(" ", "")) for label in labels)
+    ascii_labels = frozenset(label.encode() for label in labels if label.isascii())
 
     listed = 0
     for page in pages[:300] + _labelled_pages(500, seed=72):
         body = LexborHTMLParser(page).body
-        every = walk.short_texts(body, _LABEL_CHARS)
+        every = walk.short_texts(body, label_chars)
         wanted = [
             (node.mem_id, text)
             for node, text in every
-            if not text.isascii()
-            or " ".join(text.split()).rstrip(":").strip().lower() in _AD_SET | _READ_ALSO_SET
+            if not text.isascii() or " ".join(text.split()).rstrip(":").strip().lower() in labels
         ]
-        got = [(n.mem_id, t) for n, t in walk.short_texts(body, _LABEL_CHARS, _ASCII_LABELS)]
+        got = [(n.mem_id, t) for n, t in walk.short_texts(body, label_chars, ascii_labels)]
         assert got == wanted, page
         listed += sum(t.isascii() for _, t in got)
     assert listed > 200

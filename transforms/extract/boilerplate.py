@@ -11,8 +11,12 @@
   comments, cookie, newsletter, sidebar, ... werbung, kommentare, compartir, ...; the
   vocabulary and its search are in ``names``).
 - Inside the main block, a teaser of another story under a "read also" label in one of the
-  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), and the label of an
-  ad ("Anzeige", "Publicité", "Reklam", ...; ``drop_labelled``).
+  crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
+  ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
+  est réservée aux abonnés", "この記事は会員限定です", ...) or the placeholder of an
+  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...;
+  ``drop_labelled``); and a box named as a teaser with a headline-long link, in an
+  article's text (``drop_teasers``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
@@ -397,7 +401,8 @@ def _with_threads(
 
 
 # The labels news sites put over a teaser of another story, or a few links to them, inside an
-# article ("Lesen Sie auch: <a>...</a>"), in the languages of the crawl. Whole labels only
+# article ("Lesen Sie auch: <a>...</a>"), or over the article's tags, in the languages of the
+# crawl. Whole labels only
 # (an optional colon after): not "Read more", a listing's link to each of its items.
 READ_ALSO_LABELS = (
     # de
@@ -418,6 +423,8 @@ READ_ALSO_LABELS = (
     "читайте также",
     # ja, zh, ko
     "関連記事", "あわせて読みたい", "おすすめ情報", "こんな特集も", "関連キーワード",
+    # a box of the article's tags
+    "schlagwörter zu diesem artikel", "schlagwörter", "tags", "themen", "mots-clés", "etiquetas",
     "相关阅读", "延伸阅读", "관련기사",
 )  # fmt: skip
 # The labels over an ad or a sponsored item, which stay when their box is not named as one
@@ -425,17 +432,28 @@ AD_LABELS = (
     "advertisement", "sponsored", "anzeige", "werbung", "publicité", "publicidad",
     "pubblicità", "reklam", "reklama", "advertentie", "annonse", "annons", "[pr]", "広告", "광고",
 )  # fmt: skip
+# Sentences of a call to subscribe or register set in the article's box (the rest is for
+# members, the article is cut short): anywhere in a text node, lower-cased
+SUBSCRIBE_CALLS = (
+    "by signing up you consent to receive", "la suite est réservée aux abonnés",
+    "この記事は会員限定です", "有料会員になると", "会員の方のみご利用いただけます",
+)  # fmt: skip
+# Sentences of the placeholder of an embedded post or video that asks for consent before it
+# loads (de sites, under the GDPR): the largest box of ``EMBED_CHARS`` or fewer around one goes
+EMBED_CONSENTS = (
+    "um eingebettete inhalte anzuzeigen", "ich bin damit einverstanden, dass mir",
+)  # fmt: skip
+EMBED_CHARS = 1000
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
-_LABEL_SEARCH = AhoCorasick([*READ_ALSO_LABELS, *AD_LABELS], implementation=Implementation.DFA)
+_LABEL_SEARCH = AhoCorasick(
+    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
+    implementation=Implementation.DFA,
+)
+_CALL_SEARCH = AhoCorasick(SUBSCRIBE_CALLS, implementation=Implementation.DFA)
+_EMBED_SEARCH = AhoCorasick(EMBED_CONSENTS, implementation=Implementation.DFA)
 _READ_ALSO_SET = frozenset(READ_ALSO_LABELS)
 _AD_SET = frozenset(AD_LABELS)
-# The most characters a label has besides its spaces: a text node with more (whitespace and
-# colons aside; lower-casing never shortens a text) is none.
-_LABEL_CHARS = max(len(label.replace(" ", "")) for label in (*READ_ALSO_LABELS, *AD_LABELS))
-# The ASCII labels as bytes: ``walk.short_texts`` reads an ASCII text as a label in C and lists
-# it only if it is one (a text with other characters is read here)
-_ASCII_LABELS = frozenset(label.encode() for label in _READ_ALSO_SET | _AD_SET if label.isascii())
 TEASER_CHARS = 300  # a teaser box under a label holds this many characters or fewer
 
 
@@ -444,38 +462,103 @@ def drop_labelled(root: LexborNode) -> int:
     (``READ_ALSO_LABELS``: "Lesen Sie auch", "Lire aussi", ...): the largest box around the
     label, below ``root``, of ``TEASER_CHARS`` or fewer, if links are half of its text
     besides the label (a paragraph that starts with the word stays); and the labels of ads
-    (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone. The number
+    (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone; and the
+    largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
+    anywhere in a text node: a long paragraph quoting one stays), or of ``EMBED_CHARS`` or
+    fewer around a placeholder's call for consent (``EMBED_CONSENTS``). The number
     of boxes dropped.
 
-    The text nodes that can be a label are found by a compiled walk (``walk.short_texts``:
-    those with few characters, the only ones decoded, and of those in ASCII, only the ones
-    that read as a label); on a page with one, a search of ``root``'s text confirms that a
-    label is in it as written."""
-    labelled = []
-    for node, text in walk.short_texts(root, _LABEL_CHARS, _ASCII_LABELS):
-        label = " ".join(text.split()).rstrip(":").strip().lower()
-        is_ad = label in _AD_SET
-        if is_ad or label in _READ_ALSO_SET:
-            labelled.append((node, label, is_ad))
-    if not labelled or not _LABEL_SEARCH.find_matches_as_indexes(root.text().lower()):
+    One search of ``root``'s text finds whether any label is there (few pages have one); the
+    text nodes are read only then (``_labelled``)."""
+    if not _labelled(root.text(separator=_NODE_BREAK).lower()):
         return 0
     root_id = root.mem_id
     boxes = []
-    for node, label, is_ad in labelled:
+    for node in root.traverse(include_text=True):
+        if not node.is_text_node:
+            continue
+        label = " ".join((node.text_content or "").split()).rstrip(":").strip().lower()
+        is_ad = label in _AD_SET
+        is_call = not is_ad and bool(_CALL_SEARCH.find_matches_as_indexes(label))
+        is_embed = not (is_ad or is_call) and bool(_EMBED_SEARCH.find_matches_as_indexes(label))
+        if not (is_ad or is_call or is_embed or label in _READ_ALSO_SET):
+            continue
         if node.parent is None or node.parent.mem_id == root_id:
             continue
         box, up = node.parent, node.parent.parent
-        limit = len(label) if is_ad else TEASER_CHARS
+        limit = len(label) if is_ad else EMBED_CHARS if is_embed else TEASER_CHARS
         while up is not None and up.mem_id != root_id and size(up) <= limit:
             box, up = up, up.parent
         if up is None or size(box) > limit:
             continue
-        if is_ad or _link_chars(box) >= (size(box) - len(label)) / 2:
+        if is_ad or is_call or is_embed or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
     for box in boxes:
         if box.parent is not None:
             box.decompose()
     return len(boxes)
+
+
+# A teaser of another story set in the article: a box of ``TEASER_CHARS`` or fewer around a
+# box whose class names it a teaser ("teaser", "u-teaser__content", "Teaser_wrapper"), with a
+# link as long as a headline; taken when all of them are under ``TEASER_SHARE`` of the root.
+# (A lead some sites name "teaser" holds no headline-long link.)
+TEASER_HEADLINE = 16
+TEASER_SHARE = 1 / 3
+TEASER_ARTICLE = 0.5  # ... and the root is an article: this share of its text in <p>s
+
+
+def drop_teasers(root: LexborNode) -> int:
+    """Drop the teasers of other stories inside ``root``: the largest box of
+    ``TEASER_CHARS`` or fewer, below ``root``, around a box whose class names it a teaser,
+    holding a link as long as a headline (``TEASER_HEADLINE``), when the root is an
+    article's text (``TEASER_ARTICLE``) and those boxes are under ``TEASER_SHARE`` of it: a
+    listing of teasers is most of its root, so it stays. The number dropped."""
+    root_id = root.mem_id
+    boxes: dict[int, LexborNode] = {}
+    for named in root.css('[class*="teaser" i]'):
+        if named.parent is None or size(named) > TEASER_CHARS:
+            continue
+        box, up = named, named.parent
+        while up is not None and up.mem_id != root_id and size(up) <= TEASER_CHARS:
+            box, up = up, up.parent
+        if up is None or box.mem_id in boxes:
+            continue
+        links = [box] if box.tag == "a" else box.css("a")
+        if max(map(size, links), default=0) < TEASER_HEADLINE:
+            continue
+        boxes[box.mem_id] = box
+    if not boxes:
+        return 0
+    root_chars = size(root)
+    if sum(map(size, boxes.values())) >= TEASER_SHARE * root_chars:
+        return 0
+    if sum(map(size, root.css("p"))) < TEASER_ARTICLE * root_chars:
+        return 0  # not an article's text: a listing, a documentation page, a service page
+    for box in boxes.values():
+        if box.parent is not None:
+            box.decompose()
+    return len(boxes)
+
+
+_NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
+_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS)  # the automaton's patterns, labels first
+
+
+def _labelled(text: str) -> bool:
+    """Whether ``text`` (a root's lower-cased text, its text nodes separated by
+    ``_NODE_BREAK``) has a text node that ``drop_labelled`` looks at: one that is a label
+    whole, or holds a call to subscribe or for consent. A label's word inside a sentence
+    ("tags", "themen", "related") is no reason to read every text node."""
+    for pattern, start, end in _LABEL_SEARCH.find_matches_as_indexes(text, overlapping=True):
+        if pattern >= _LABEL_COUNT:
+            return True
+        stop = text.find(_NODE_BREAK, end)
+        node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
+        label = " ".join(node.split()).rstrip(":").strip()
+        if label in _READ_ALSO_SET or label in _AD_SET:
+            return True
+    return False
 
 
 def _link_chars(node: LexborNode) -> int:

@@ -58,6 +58,7 @@ from transforms.extract.boilerplate import (
     drop_boilerplate,
     drop_furniture,
     drop_labelled,
+    drop_teasers,
     sort_elements,
 )
 from transforms.extract.characters import strip_unwanted_in_node
@@ -76,6 +77,7 @@ from transforms.extract.scoring import (
     headline_lead,
     lead_before,
     main_landmark,
+    main_within,
     marked_article_body,
     named_body,
     prune_link_lists,
@@ -377,6 +379,7 @@ def _main_text(
     root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
     lead = None if marked is not None else lead_before(root, links, headline)
     drop_labelled(root)
+    drop_teasers(root)
     text = render(root)
     if lead is not None:  # the standfirst set apart from the body's box
         text = f"{render(lead)}\n\n{text}"
@@ -420,6 +423,8 @@ def _main_block(
         root = choose_root(body, links, body_size)
         if root.mem_id == body.mem_id:  # no block holds two thirds of the page
             root = main_landmark(body, links) or root
+        else:
+            root = main_within(root, links) or root
         root = refine_to_prose(root, links)
         root = (
             headline_article(root, headline)

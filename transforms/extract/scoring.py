@@ -9,7 +9,10 @@
    blocks) end at the blocks' container. Being a majority, the root is unique.
    An element marked up as the one ``itemprop="articleBody"`` is taken as is. When no child
    of the body holds two thirds, the page's one ``<main>`` is the root if it holds more than
-   half (``MAIN_SHARE``): the rest is many small boxes (popups, menus, notices).
+   half (``MAIN_SHARE``): the rest is many small boxes (popups, menus, notices). When a
+   wrapper holds the two thirds and the page's one ``<main>`` inside it holds ``PROSE_SHARE``
+   of its paragraph prose (``main_within``; paragraphs wrapped in a link are link text),
+   ``<main>`` is the root: the rest of the wrapper is breadcrumbs, offers and teasers.
 3. **Refine an article** (a root that is mostly ``<p>`` prose) to the deepest element holding
    80% of that prose: teasers, bylines and captions beside the body fall outside.
    **The headline's article wins over other articles.** When the root holds
@@ -269,9 +272,43 @@ def _inside(node: LexborNode, box: LexborNode) -> bool:
     return up is not None
 
 
-def _paragraph_prose(node: LexborNode, links: LinkStats) -> float:
-    """The length of the text of the ``<p>`` elements in ``node``, their link text left out."""
-    return sum(links.size(p) - links.link_chars.get(p.mem_id, 0) for p in node.css("p"))
+def _paragraph_prose(node: LexborNode, links: LinkStats, unlinked: bool = False) -> float:
+    """The length of the text of the ``<p>`` elements in ``node``, their link text left out;
+    ``unlinked``: and those inside a link (``_linked_paragraphs``)."""
+    linked = _linked_paragraphs(node, links) if unlinked else ()
+    return sum(
+        links.size(p) - links.link_chars.get(p.mem_id, 0)
+        for p in node.css("p")
+        if p.mem_id not in linked
+    )
+
+
+def _linked_paragraphs(node: LexborNode, links: LinkStats) -> set[int]:
+    """The ids of the ``<p>`` elements in ``node`` that are inside a link: a teaser card
+    wrapped whole in its ``<a>`` (headline and blurb) is link text, however its blurb is
+    marked up. (One selector call, made only when ``node`` holds links.)"""
+    if not links.link_count.get(node.mem_id):
+        return set()
+    return {p.mem_id for p in node.css("a p")}
+
+
+def main_within(root: LexborNode, links: LinkStats) -> LexborNode | None:
+    """The one ``<main>`` inside ``root`` when it holds ``PROSE_SHARE`` of the root's
+    paragraph prose (``_paragraph_prose``): the root is a wrapper that also holds the
+    page's breadcrumbs and its boxes of related stories and teasers, which the page itself
+    sets outside its main landmark."""
+    mains = root.css("main")
+    if len(mains) != 1 or mains[0].mem_id == root.mem_id:
+        return None
+    main = mains[0]
+    prose = _paragraph_prose(root, links, unlinked=True)
+    if (
+        prose
+        and _paragraph_prose(main, links, unlinked=True) >= PROSE_SHARE * prose
+        and holds_prose(main)
+    ):
+        return main
+    return None
 
 
 def main_landmark(body: LexborNode, links: LinkStats) -> LexborNode | None:
