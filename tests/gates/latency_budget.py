@@ -19,17 +19,17 @@ MARGIN = 1.1
 
 # page -> extract/parse ratio measured on the reference machine (paired calls, CPU time, pairs
 # with a context switch measured again, heap held; see test_latency_gate), the median of three
-# gate runs on a quiet machine (load under 1), with issue 23's news rules (the lead under the
-# headline, read-also and ad labels, JSON-LD headlines) on the compiled walk of issue 22. The
-# walk alone measured about 8.3 / 8.9 / 4.8 / 3.8; the rules cost the small pages most, whose
-# parse is short. The tree before the walk measured 10.9 / 11.5 / 7.8 / 7.3: the typical and
-# large budgets fail a return to that pace. The small pages keep the highest ratios: extract()
-# has fixed costs per call (decoding the title, ftfy's checks, the objects of one result).
+# gate runs on a quiet machine (load under 1), with the news rules of issue 23 on the compiled
+# passes of issue 22 (plain UTF-8 parsed as its bytes, the "<" count and most of the cleaning's
+# walks in C). The tree before those passes measured 11.3 / 11.9 / 5.7 / 4.2 with the same
+# rules, and the tree before the compiled walk 10.9 / 11.5 / 7.8 / 7.3 without them: the
+# budgets fail a return to either pace. The small pages keep the highest ratios: extract() has
+# fixed costs per call (decoding the title, ftfy's checks, the objects of one result).
 MEASURED = {
-    "seed-small-x500": 11.33,
-    "small": 11.89,
-    "typical": 5.66,
-    "large": 4.16,
+    "seed-small-x500": 9.52,
+    "small": 9.49,
+    "typical": 4.18,
+    "large": 3.32,
 }
 
 BUDGETS = {name: round(ratio * MARGIN, 2) for name, ratio in MEASURED.items()}
