@@ -494,47 +494,6 @@ def test_boilerplate_pending_is_the_python_pass(pages):
     assert seen == {True, False, 2, 3}  # both kinds of candidates, with and without dialogs
 
 
-def _few_chars_in_python(text: str, most: int) -> bool:
-    return 0 < sum(1 for c in text if not c.isspace() and c != ":") <= most
-
-
-LABEL_WORDS = [
-    "Lesen Sie auch:", "LESEN\n  SIE auch ::", "Anzeige", " ANZEIGE: ", "Related", "関連記事",
-    "ЧИТАЙТЕ ТАКЖЕ", "Das könnte Sie auch interessieren", "Sponsored", "İstanbul", "[PR]",
-    "Read also: the full story", ":::", "related\u3000articles", "Werbung",
-]  # fmt: skip
-
-
-def _labelled_pages(count: int, seed: int = 71) -> list[str]:
-    """Generated pages with the labels of ``boilerplate.drop_labelled`` (and near misses) as
-    text nodes, beside links and longer text."""
-    rng = random.Random(seed)
-    words = WORDS + LABEL_WORDS * 3 + ["<a href=/x>a teaser of another story</a>"] * 4
-    out = []
-    for _ in range(count):
-        saved = WORDS[:]
-        WORDS[:] = words
-        try:
-            out.append(f"<html><body><div>{_content(rng, 0)}</div></body></html>")
-        finally:
-            WORDS[:] = saved
-    return out
-
-
-@pytest.mark.parametrize("most", [0, 1, 5, 30])
-def test_short_texts_are_the_text_nodes_with_few_characters(pages, most):
-    for page in pages[:500] + _labelled_pages(200):
-        body = LexborHTMLParser(page).body
-        for root in (body, *body.css("div")[:3]):
-            wanted = [
-                (n.mem_id, n.text_content or "")
-                for n in root.traverse(include_text=True)
-                if n.is_text_node and _few_chars_in_python(n.text_content or "", most)
-            ]
-            found = [(n.mem_id, text) for n, text in walk.short_texts(root, most)]
-            assert found == wanted, page
-
-
 def _marker_pages(count: int, seed: int = 83) -> list[str]:
     """Generated pages with the layout's marker characters (literal and as references) and
     their neighbours in their text."""
@@ -822,25 +781,3 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
         assert json_ld_texts(body_nodes) == by_attributes(body_nodes), page
         found += len(json_ld_texts(scripts))
     assert found > 300
-
-
-def test_short_texts_lists_an_ascii_text_only_if_it_reads_as_a_label(pages):
-    from transforms.extract.boilerplate import _AD_SET, _READ_ALSO_SET
-
-    labels = _AD_SET | _READ_ALSO_SET
-    label_chars = max(len(label.replace(" ", "")) for label in labels)
-    ascii_labels = frozenset(label.encode() for label in labels if label.isascii())
-
-    listed = 0
-    for page in pages[:300] + _labelled_pages(500, seed=72):
-        body = LexborHTMLParser(page).body
-        every = walk.short_texts(body, label_chars)
-        wanted = [
-            (node.mem_id, text)
-            for node, text in every
-            if not text.isascii() or " ".join(text.split()).rstrip(":").strip().lower() in labels
-        ]
-        got = [(n.mem_id, t) for n, t in walk.short_texts(body, label_chars, ascii_labels)]
-        assert got == wanted, page
-        listed += sum(t.isascii() for _, t in got)
-    assert listed > 200
