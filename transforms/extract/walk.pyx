@@ -52,7 +52,6 @@ cdef extern from "Python.h":
     object PyBytes_FromStringAndSize(const char *v, Py_ssize_t len)
 
 cdef extern from *:
-    int __builtin_popcountll(unsigned long long x) nogil
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 cdef extern from *:
@@ -210,10 +209,13 @@ cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
     cdef Py_ssize_t count
     cdef uint64_t word
     _strip(s, n, &start, &end)
-    count = end - start  # less the continuation bytes (10xxxxxx), eight bytes at a time
+    count = end - start  # less the continuation bytes (10xxxxxx), eight bytes at a time: one
+    # bit per continuation byte, moved to the byte's low bit and summed into the top byte by
+    # a multiplication (portable: without -mpopcnt, a popcount is a library call)
     while start + 8 <= end:
         memcpy(&word, s + start, 8)
-        count -= __builtin_popcountll(word & ~(word << 1) & 0x8080808080808080ULL)
+        word = (word & ~(word << 1) & 0x8080808080808080ULL) >> 7
+        count -= <Py_ssize_t> ((word * 0x0101010101010101ULL) >> 56)
         start += 8
     while start < end:
         if (s[start] & 0xC0) == 0x80:
