@@ -781,3 +781,59 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
         assert json_ld_texts(body_nodes) == by_attributes(body_nodes), page
         found += len(json_ld_texts(scripts))
     assert found > 300
+
+
+def _label_pages(count: int, seed: int = 41) -> list[str]:
+    """Generated pages whose text nodes are also labels and calls to subscribe or for consent,
+    in other capitalisations, spacings and lengths, whole and inside sentences."""
+    from transforms.extract.boilerplate import (
+        AD_LABELS,
+        EMBED_CONSENTS,
+        READ_ALSO_LABELS,
+        SUBSCRIBE_CALLS,
+    )
+
+    rng = random.Random(seed)
+    labels = [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS]
+
+    def variant(text: str) -> str:
+        text = rng.choice([str, str.upper, str.title, str.capitalize])(text)
+        text = text.replace(" ", rng.choice([" ", "  ", "\n\t", "\xa0", "\u3000"]))
+        return rng.choice(["", " ", "\n  "]) + text + rng.choice(["", ":", " : ", "::", "x"])
+
+    extra = [variant(rng.choice(labels)) for _ in range(400)]
+    extra += [f"Before {variant(rng.choice(labels))} after" for _ in range(200)]
+    extra += ["x" * 2000 + " " + variant(rng.choice(SUBSCRIBE_CALLS))]
+    saved = WORDS[:]
+    WORDS[:] = WORDS + extra
+    try:
+        return [f"<html><body>{_content(rng, 0)}</body></html>" for _ in range(count)]
+    finally:
+        WORDS[:] = saved
+
+
+def test_drop_labelled_on_the_label_candidates_drops_what_a_search_of_all_text_drops(
+    pages, monkeypatch
+):
+    """``walk.label_candidates`` leaves out text nodes no label or call can be: whatever
+    ``drop_labelled`` drops when it searches the whole text, it drops searching those."""
+    from transforms.extract import boilerplate as b
+
+    def dropped(page: str, index: int) -> tuple[int, str]:
+        body = LexborHTMLParser(page).body
+        root = [body, *body.traverse()][index]
+        return b.drop_labelled(root), body.html
+
+    searched = found = 0
+    for page in pages[:300] + _label_pages(1500):
+        for index in range(min(20, 1 + len(list(LexborHTMLParser(page).body.traverse())))):
+            got = dropped(page, index)
+            with monkeypatch.context() as patch:
+                patch.setattr(
+                    walk, "label_candidates", lambda root, *_: root.text(separator=b._NODE_BREAK)
+                )
+                wanted = dropped(page, index)
+            assert got == wanted, page
+            searched += 1
+            found += wanted[0] > 0
+    assert found > 1000, (found, searched)

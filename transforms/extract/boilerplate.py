@@ -468,9 +468,11 @@ def drop_labelled(root: LexborNode) -> int:
     fewer around a placeholder's call for consent (``EMBED_CONSENTS``). The number
     of boxes dropped.
 
-    One search of ``root``'s text finds whether any label is there (few pages have one); the
-    text nodes are read only then (``_labelled``)."""
-    if not _labelled(root.text(separator=_NODE_BREAK).lower()):
+    One search finds whether any label is there (few pages have one), in the few text
+    nodes that can hold one (``walk.label_candidates``); the text nodes are read only then
+    (``_labelled``)."""
+    candidates = walk.label_candidates(root, _LABEL_CHARS, EMBED_CHARS, _FRAGMENT_PAIRS, _FRAGMENTS)
+    if not candidates or not _labelled(" ".join(candidates.lower().split())):
         return 0
     root_id = root.mem_id
     boxes = []
@@ -543,12 +545,32 @@ def drop_teasers(root: LexborNode) -> int:
 
 _NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
 _LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS)  # the automaton's patterns, labels first
+_LABEL_CHARS = max(map(len, (*READ_ALSO_LABELS, *AD_LABELS)))
+
+
+def _caseless_part(sentence: str) -> bytes:
+    """The longest word-long run of ``sentence`` (lower-case) in characters that every
+    capitalisation spells alike once its ASCII is lower-cased: ASCII letters and characters
+    without case ("suite" of "la suite est réservée ..."), as UTF-8. Not across a space: a
+    page may space its words with any whitespace."""
+    runs = "".join(
+        c if (c.isascii() or c.lower() == c.upper()) and not c.isspace() else " " for c in sentence
+    )
+    return max((run.encode() for run in runs.split()), key=len)
+
+
+# ``walk.label_candidates``' search for the sentences: a part of each, and their first bytes
+_FRAGMENTS = b"".join(_caseless_part(s) + b"\x00" for s in (*SUBSCRIBE_CALLS, *EMBED_CONSENTS))
+_FRAGMENT_PAIRS = bytearray(8192)
+for _part in _FRAGMENTS.split(b"\x00")[:-1]:
+    _FRAGMENT_PAIRS[(_part[0] << 8 | _part[1]) >> 3] |= 1 << (_part[1] & 7)
+_FRAGMENT_PAIRS = bytes(_FRAGMENT_PAIRS)
 
 
 def _labelled(text: str) -> bool:
-    """Whether ``text`` (a root's lower-cased text, its text nodes separated by
-    ``_NODE_BREAK``) has a text node that ``drop_labelled`` looks at: one that is a label
-    whole, or holds a call to subscribe or for consent. A label's word inside a sentence
+    """Whether ``text`` (text nodes lower-cased, separated by ``_NODE_BREAK``, their
+    whitespace runs one space) has a text node that ``drop_labelled`` looks at: one that is a
+    label whole, or holds a call to subscribe or for consent. A label's word inside a sentence
     ("tags", "themen", "related") is no reason to read every text node."""
     for pattern, start, end in _LABEL_SEARCH.find_matches_as_indexes(text, overlapping=True):
         if pattern >= _LABEL_COUNT:
