@@ -26,7 +26,8 @@ def _plain(data: bytes) -> bool:
 
 
 # Every boundary of the table of well-formed sequences, each byte either side of it, cut short
-# and at every offset of an 8-byte word (the ASCII runs are read a word at a time).
+# and at every offset of a 32-byte block and of the 8-byte word after it (ASCII runs are read
+# 32 bytes, then a word, at a time).
 _EDGES = [
     bytes(seq)
     for seq in [
@@ -41,10 +42,21 @@ _EDGES = [
 
 
 @pytest.mark.parametrize("edge", _EDGES, ids=lambda e: e.hex())
-@pytest.mark.parametrize("offset", range(9))
-def test_plain_utf8_reads_each_boundary_as_pythons_decoder(edge, offset):
-    for data in (b"a" * offset + edge, b"a" * offset + edge + b"b" * 9):
-        assert plain_utf8(data) == _plain(data), data
+def test_plain_utf8_reads_each_boundary_as_pythons_decoder(edge):
+    for offset in range(41):
+        for data in (b"a" * offset + edge, b"a" * offset + edge + b"b" * 9):
+            assert plain_utf8(data) == _plain(data), data
+
+
+def test_plain_utf8_finds_a_zero_byte_before_or_after_a_non_ascii_one_in_a_word():
+    # (an 8-byte word is read up to its first non-ASCII byte: a zero anywhere still counts)
+    for zero in range(44):
+        for wide in range(43):
+            data = bytearray(b"a" * 46)
+            data[wide : wide + 2] = "é".encode()
+            if zero not in (wide, wide + 1):
+                data[zero] = 0
+            assert plain_utf8(bytes(data)) == _plain(bytes(data)), bytes(data)
 
 
 @given(

@@ -6,7 +6,7 @@ text of the page is only needed when a bound of ``transforms.extract.limits`` re
 Python can only tell that bytes are valid UTF-8 by decoding them, which builds a string of the
 whole page (0.5 ns a byte on pages with any non-ASCII character: 5-10% of an extraction).
 ``plain_utf8`` tells whether ``data.decode("utf-8")`` succeeds, reading ASCII eight bytes at a
-time and each multi-byte sequence by the table of well-formed sequences of the Unicode standard
+time (up to the first byte that is not, in text that mixes them) and each multi-byte sequence by the table of well-formed sequences of the Unicode standard
 (3.9, table 3-7), which is what CPython's strict decoder accepts: no overlong forms, no
 surrogates (U+D800-U+DFFF), nothing past U+10FFFF, no sequence cut short. In the same pass it
 looks for the two characters the charset chain treats apart, U+0000 (removed from the text)
@@ -17,8 +17,16 @@ times as long as this whole pass.
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 
-cdef uint64_t _HIGH_BITS = 0x8080808080808080ULL
-cdef uint64_t _LOW_BITS = 0x0101010101010101ULL
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long x) nogil  # (one instruction on x86-64 and ARM)
+
+cdef extern from *:
+    """
+    #define UTF8_HIGH 0x8080808080808080ULL
+    #define UTF8_LOW 0x0101010101010101ULL
+    """
+    const uint64_t _HIGH "UTF8_HIGH"  # the high bit of each of eight bytes
+    const uint64_t _LOW "UTF8_LOW"  # the low bit of each
 
 
 cdef inline bint _continuation(unsigned char byte) noexcept nogil:
@@ -33,17 +41,37 @@ def plain_utf8(const unsigned char[::1] data) -> bool:
 
 cdef bint _plain(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i = 0
-    cdef uint64_t word
+    cdef uint64_t word, w0, w1, w2, w3
+    cdef int ascii
     cdef unsigned char lead, second
     while i < n:
         lead = p[i]
         if lead < 0x80:
+            if i + 32 <= n:  # long ASCII runs: 32 bytes a test, none of them zero
+                memcpy(&w0, p + i, 8)
+                memcpy(&w1, p + i + 8, 8)
+                memcpy(&w2, p + i + 16, 8)
+                memcpy(&w3, p + i + 24, 8)
+                if not (w0 | w1 | w2 | w3) & _HIGH and not (
+                    ((w0 - _LOW) | (w1 - _LOW) | (w2 - _LOW) | (w3 - _LOW)) & _HIGH
+                ):
+                    i += 32
+                    continue
             if i + 8 <= n:
+                # the ASCII bytes of the next eight, up to the first that is not: none may be
+                # zero (the classic test, with the others' bytes made 0xFF)
                 memcpy(&word, p + i, 8)
-                # eight ASCII bytes, none of them zero (the second test: a zero byte's borrow)
-                if not (word & _HIGH_BITS) and not ((word - _LOW_BITS) & _HIGH_BITS):
+                if not (word & _HIGH):
+                    if (word - _LOW) & _HIGH:  # (all ASCII: a zero byte's borrow)
+                        return False
                     i += 8
                     continue
+                ascii = __builtin_ctzll(word & _HIGH) >> 3
+                word |= ~((1ULL << (ascii * 8)) - 1)
+                if (word - _LOW) & ~word & _HIGH:
+                    return False
+                i += ascii
+                continue
             if lead == 0:
                 return False
             i += 1
