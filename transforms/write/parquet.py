@@ -227,7 +227,8 @@ class _WriteFilesFn(beam.DoFn):
     def start_bundle(self) -> None:
         self._writer: ShardWriter | None = None
 
-    def process(self, row: dict[str, Any]) -> None:
+    # (no return hint: Beam 2.78 reads it as the outputs' type, and refuses None)
+    def process(self, row: dict[str, Any]):
         try:
             if self._writer is None:
                 _make_dir(self._temp_dir)
