@@ -171,6 +171,9 @@ def test_pre_is_a_fenced_code_block_with_its_text_verbatim():
         ),
         ("x <code>y<div>z *</div>w </code> v", "x `y`\n\n`z *`\n\n`w` v"),
         ("<code>a<pre>b</pre>c</code>", "`a`\n\n```\nb\n```\n\n`c`"),
+        # reopened around a list's item (here after text outside the items): still an item
+        ("<ul>a<code> <li>b</li><li>c</li></code></ul>", "- a\n- `b`\n- `c`"),
+        ("<ol>a<b><li>b</li><code><li>c</li></code></b></ol>", "1. a\n2. b\n3. `c`"),
     ],
 )
 def test_code_holding_blocks_is_code_in_each_of_them(body, expected):

@@ -7,7 +7,8 @@ same text, with its structure written as Markdown instead of blank lines:
   ``layout.BLOCK_TAGS`` become paragraphs separated by a blank line; ``<br>`` a hard line break
   (a backslash at the end of the line);
 - ``<ul>``/``<ol>`` become ``-`` / ``1.`` lists (``start`` kept), nested lists indented under
-  their item;
+  their item; an item the parser put inside a formatting element it reopened (``_REOPENED``)
+  is an item still;
 - a ``<table>`` becomes a pipe table, its first row the header when it is in ``<thead>`` or all
   ``<th>``, else an empty header row (a pipe table needs one). A table used for layout (one
   column, or cells holding lists, headings, code, quotes or tables) is rendered cell by cell as
@@ -98,6 +99,9 @@ _BLOCKS = _ids(*_names(BLOCK_TAGS), *_names(LINE_TAGS))
 _SEPARATING = _BLOCKS | _CELLS | {_BR}
 # A table holding any of these is a layout table, not data.
 _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
+# The formatting elements the parser reopens where text comes after one was left open: around
+# the next list item too, when the text is in the list, outside its items.
+_REOPENED = _ids(*_names("a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt, u"))
 # Elements that end a line: a link holding one is laid out as its content, a <code> holding one
 # as its content with code spans between them.
 _BLOCK_IN_LINK = ", ".join(_names(BLOCK_TAGS) + _names(LINE_TAGS) + ["pre", "table", "br"])
@@ -332,19 +336,33 @@ class _Renderer:
                 items.append(run.blocks)
                 run = None
 
-        for child in node.iter(include_text=True):
-            if child.tag_id == _LI:
-                end_run()
-                items.append(self.sub_blocks(child))
-            elif child.tag_id in _LISTS and (items or run):  # a list put straight into a list
-                end_run()
-                items[-1].extend(self.sub_blocks(child, itself=True))
-            elif run is None and child.tag_id == _TEXT and not (child.text_content or "").strip():
-                continue
-            else:
-                if run is None:
-                    run = _Renderer(self.url, self.links, self.code)
-                run.node(child)
+        def visit(parent: LexborNode) -> None:
+            nonlocal run
+            for child in parent.iter(include_text=True):
+                tag_id = child.tag_id
+                if tag_id == _LI:
+                    end_run()
+                    items.append(self.sub_blocks(child))
+                elif tag_id in _LISTS and (items or run):  # a list put straight into a list
+                    end_run()
+                    items[-1].extend(self.sub_blocks(child, itself=True))
+                elif run is None and tag_id == _TEXT and not (child.text_content or "").strip():
+                    continue
+                elif tag_id in _REOPENED and child.css_first("li") is not None:
+                    # the parser's: its items are this list's, a <code>'s text code
+                    code = self.code
+                    self.code = code or tag_id == _CODE
+                    visit(child)
+                    self.code = code
+                else:
+                    if run is None:
+                        run = _Renderer(self.url, self.links, self.code)
+                    elif run.code and not self.code:
+                        run.end_code_run()
+                    run.code = self.code
+                    run.node(child)
+
+        visit(node)
         end_run()
         number = _start(node) if ordered else 0
         rendered = []
