@@ -155,6 +155,33 @@ def test_pre_is_a_fenced_code_block_with_its_text_verbatim():
     assert "````\n" in md  # a fence longer than the backticks inside
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("<p>a <code>x_y</code> b</p>", "a `x_y` b"),
+        # the parser reopens a <code> left open: around the next <p> when text comes first
+        # (here a space), else inside it; either way the words are code
+        ("<p><code></p><p>word", "`word`"),
+        ("<p><code></p> <p>word", "`word`"),
+        ("<p><code></p> <p>one</p><p>two <a href='/x'>link</a></p>", "`one`\n\n`two link`"),
+        ("<code>a<br>b</code>", "`a`\\\n`b`"),
+        (
+            "<code><ul><li>a</li><li>b<blockquote>c</blockquote></li></ul></code>",
+            "- `a`\n- `b`\n\n  > `c`",
+        ),
+        ("x <code>y<div>z *</div>w </code> v", "x `y`\n\n`z *`\n\n`w` v"),
+        ("<code>a<pre>b</pre>c</code>", "`a`\n\n```\nb\n```\n\n`c`"),
+        # reopened around a list's item (here after text outside the items): still an item
+        ("<ul>a<code> <li>b</li><li>c</li></code></ul>", "- a\n- `b`\n- `c`"),
+        ("<ol>a<b><li>b</li><code><li>c</li></code></b></ol>", "1. a\n2. b\n3. `c`"),
+    ],
+)
+def test_code_holding_blocks_is_code_in_each_of_them(body, expected):
+    """A code span cannot hold a block: a ``<code>`` around blocks or line breaks is laid out
+    as its content, each run of its text between them a code span."""
+    assert render(body) == expected
+
+
 def test_blockquote_nested_and_line_breaks():
     md = render(
         "<blockquote><p>quoted<br>next line</p><blockquote><p>inner</p></blockquote></blockquote>"

@@ -7,7 +7,8 @@ same text, with its structure written as Markdown instead of blank lines:
   ``layout.BLOCK_TAGS`` become paragraphs separated by a blank line; ``<br>`` a hard line break
   (a backslash at the end of the line);
 - ``<ul>``/``<ol>`` become ``-`` / ``1.`` lists (``start`` kept), nested lists indented under
-  their item;
+  their item; an item the parser put inside a formatting element it reopened (``_REOPENED``)
+  is an item still;
 - a ``<table>`` becomes a pipe table, its first row the header when it is in ``<thead>`` or all
   ``<th>``, else an empty header row (a pipe table needs one). A table used for layout (one
   column, or cells holding lists, headings, code, quotes or tables) is rendered cell by cell as
@@ -15,6 +16,11 @@ same text, with its structure written as Markdown instead of blank lines:
 - ``<pre>`` becomes a fenced code block with its text verbatim (the fence longer than any run
   of backticks inside); inline ``<code>`` a code span; ``<blockquote>`` lines starting with
   ``>``; ``<hr>`` a ``---`` line;
+- a ``<code>`` holding blocks or line breaks, which no code span can hold, is laid out as its
+  content with each run of text between them a code span (text in a heading or a table cell
+  is read flat, as elsewhere). The parser makes such trees of ordinary markup: a ``<code>``
+  left open is reopened around the next block when text (even an invisible character, or a
+  space) comes before it, and inside it otherwise; either way the words are code;
 - links are their text, or ``[text](url)`` with ``links=True``: only links to http, https,
   mailto, ftp and relative URLs, resolved against the page's base, written so that a renderer
   reads the whole URL (``links``).
@@ -93,7 +99,11 @@ _BLOCKS = _ids(*_names(BLOCK_TAGS), *_names(LINE_TAGS))
 _SEPARATING = _BLOCKS | _CELLS | {_BR}
 # A table holding any of these is a layout table, not data.
 _LAYOUT_TABLE = "table, ul, ol, pre, blockquote, h1, h2, h3, h4, h5, h6"
-# Elements that end a line: a link or code span holding one is laid out as its content.
+# The formatting elements the parser reopens where text comes after one was left open: around
+# the next list item too, when the text is in the list, outside its items.
+_REOPENED = _ids(*_names("a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt, u"))
+# Elements that end a line: a link holding one is laid out as its content, a <code> holding one
+# as its content with code spans between them.
 _BLOCK_IN_LINK = ", ".join(_names(BLOCK_TAGS) + _names(LINE_TAGS) + ["pre", "table", "br"])
 
 # ``_`` is escaped unless a letter or digit is on each side (``\w`` would count a neighbouring
@@ -149,6 +159,17 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _inline_code(raw: str) -> str:
+    """The text ``raw`` of code as a code span, whitespace collapsed, its edge spaces outside
+    it (they part words); empty for whitespace."""
+    text = _collapse(raw)
+    if not text:
+        return ""
+    lead = " " if raw[:1].isspace() else ""
+    trail = " " if raw[-1:].isspace() else ""
+    return f"{lead}{_code_span(text)}{trail}"
+
+
 def _fence(text: str) -> str:
     """``text`` as a fenced code block (a fence longer than any run of backticks inside)."""
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
@@ -189,16 +210,26 @@ def flat_text(node: LexborNode) -> str:
 class _Renderer:
     """One rendering: appends the Markdown blocks of what it is given to ``self.blocks``."""
 
-    def __init__(self, url: str | None, links: bool) -> None:
+    def __init__(self, url: str | None, links: bool, code: bool = False) -> None:
         self.url = url
         self.links = links
         self.blocks: list[str] = []
         self.inline: list[str] = []  # escaped inline text of the paragraph being built
+        # Inside a <code> holding blocks: its text is read raw into ``code_run`` until a block
+        # or a line break ends the run, which is then one code span.
+        self.code = code
+        self.code_run: list[str] = []
 
     # --- paragraphs ---------------------------------------------------------------------------
 
+    def end_code_run(self) -> None:
+        if self.code_run:
+            self.inline.append(_inline_code("".join(self.code_run)))
+            self.code_run = []
+
     def flush(self) -> None:
         """End the paragraph being built (if it has text) as a block."""
+        self.end_code_run()
         if not self.inline:
             return
         text = "".join(self.inline)
@@ -211,7 +242,7 @@ class _Renderer:
     def sub_blocks(self, node: LexborNode, itself: bool = False) -> list[str]:
         """The blocks of ``node``'s children (of ``node`` itself if ``itself``), rendered
         apart from the current paragraph."""
-        renderer = _Renderer(self.url, self.links)
+        renderer = _Renderer(self.url, self.links, self.code)
         if itself:
             renderer.node(node)
         else:
@@ -230,8 +261,12 @@ class _Renderer:
         if tag_id == _TEXT:
             text = node.text_content
             if text:
-                self.inline.append(_escape_inline(text))
+                if self.code:
+                    self.code_run.append(text)
+                else:
+                    self.inline.append(_escape_inline(text))
         elif tag_id == _BR:
+            self.end_code_run()
             self.inline.append(_BREAK)
         elif tag_id in _HEADING:
             self.heading(node, _HEADING[tag_id])
@@ -253,14 +288,15 @@ class _Renderer:
             self.flush()
             self.children(node)
             self.flush()
-        elif tag_id == _CODE and node.css_first(_BLOCK_IN_LINK) is None:
-            raw = node.text(deep=True)
-            text = _collapse(raw)
-            if text:  # the span's own edge spaces stay outside it: they part words
-                lead = " " if raw[:1].isspace() else ""
-                trail = " " if raw[-1:].isspace() else ""
-                self.inline.append(f"{lead}{_code_span(text)}{trail}")
-        elif tag_id == _A and self.links:
+        elif tag_id == _CODE and not self.code:
+            if node.css_first(_BLOCK_IN_LINK) is None:
+                self.inline.append(_inline_code(node.text(deep=True)))
+            else:
+                self.code = True
+                self.children(node)
+                self.end_code_run()
+                self.code = False
+        elif tag_id == _A and self.links and not self.code:  # no link in a code span
             self.link(node)
         else:  # an inline element (or a comment, which has no children)
             self.children(node)
@@ -300,19 +336,33 @@ class _Renderer:
                 items.append(run.blocks)
                 run = None
 
-        for child in node.iter(include_text=True):
-            if child.tag_id == _LI:
-                end_run()
-                items.append(self.sub_blocks(child))
-            elif child.tag_id in _LISTS and (items or run):  # a list put straight into a list
-                end_run()
-                items[-1].extend(self.sub_blocks(child, itself=True))
-            elif run is None and child.tag_id == _TEXT and not (child.text_content or "").strip():
-                continue
-            else:
-                if run is None:
-                    run = _Renderer(self.url, self.links)
-                run.node(child)
+        def visit(parent: LexborNode) -> None:
+            nonlocal run
+            for child in parent.iter(include_text=True):
+                tag_id = child.tag_id
+                if tag_id == _LI:
+                    end_run()
+                    items.append(self.sub_blocks(child))
+                elif tag_id in _LISTS and (items or run):  # a list put straight into a list
+                    end_run()
+                    items[-1].extend(self.sub_blocks(child, itself=True))
+                elif run is None and tag_id == _TEXT and not (child.text_content or "").strip():
+                    continue
+                elif tag_id in _REOPENED and child.css_first("li") is not None:
+                    # the parser's: its items are this list's, a <code>'s text code
+                    code = self.code
+                    self.code = code or tag_id == _CODE
+                    visit(child)
+                    self.code = code
+                else:
+                    if run is None:
+                        run = _Renderer(self.url, self.links, self.code)
+                    elif run.code and not self.code:
+                        run.end_code_run()
+                    run.code = self.code
+                    run.node(child)
+
+        visit(node)
         end_run()
         number = _start(node) if ordered else 0
         rendered = []

@@ -11,10 +11,14 @@ text (hundreds of short lines and blank lines per page) cost as much as the extr
 So lines that no enabled ftfy step would change are passed over: a line is left alone when it
 holds none of the characters the character-level fixers act on, is already NFC, and ftfy's
 mojibake pattern (``BADNESS_RE``, the test behind ``ftfy.badness.is_bad``) finds nothing in it:
-ftfy's encoding fixer returns such a line unchanged. That pattern is only tried (in C,
-``walk.mojibake_found``) around the places where one of its matches can be: each holds two
-neighbours from ftfy's classes (``_FIRST`` then ``_SECOND``) or one of ``_LONE``, within its
-first three characters, and is at most six long; a test checks this on the pattern's branches.
+ftfy's encoding fixer returns such a line unchanged. A whole text is passed over on the same
+test, with the pattern's ``^`` matching at the start of every line (ftfy reads "Â " there as a
+lost no-break space, as each line is a string of its own to it), unless it is longer than
+``max_decode_length``, past which ftfy cuts a line into pieces that each start a string too.
+That pattern is only tried (in C, ``walk.mojibake_found``) around the places where one of its
+matches can be: each holds two neighbours from ftfy's classes (``_FIRST`` then ``_SECOND``) or
+one of ``_LONE``, within its first three characters, and is at most six long; a test checks
+this on the pattern's branches.
 The result is the same as calling ``ftfy.fix_text`` on the whole text; a test checks this.
 
 The search for the characters ftfy fixes is the policy's own (``characters.suspect``): a text
@@ -74,6 +78,11 @@ _LONE = "\x80-\x9f\N{LATIN CAPITAL LIGATURE OE}\N{LATIN SMALL LIGATURE OE}\xc3\x
 _BADNESS_BEFORE = 2
 _BADNESS_LONGEST = 6
 
+# BADNESS_RE as ftfy applies it to a text, one line at a time: its "^" (of "^[ÃÂ][ ]") matches
+# at the start of every line. Searched over several lines, it may also find a match that spans
+# two of them, which ftfy would not see: such a text is only fixed line by line.
+_BADNESS_BY_LINE_RE = re.compile(BADNESS_RE.pattern, BADNESS_RE.flags | re.MULTILINE)
+
 
 def _flags() -> bytes:
     """A flag byte per code point of the Basic Multilingual Plane (where all of ftfy's classes
@@ -94,16 +103,18 @@ _MOJIBAKE_FLAGS = _flags()
 
 
 def looks_like_mojibake(text: str) -> bool:
-    """``ftfy.badness.is_bad(text)``, searching only where a match can be."""
+    """Whether ``ftfy.badness.is_bad`` is true of a line of ``text`` (``_BADNESS_BY_LINE_RE``),
+    searching only where a match can be."""
     return mojibake_found(
-        text, _MOJIBAKE_FLAGS, BADNESS_RE.search, _BADNESS_BEFORE, _BADNESS_LONGEST
+        text, _MOJIBAKE_FLAGS, _BADNESS_BY_LINE_RE.search, _BADNESS_BEFORE, _BADNESS_LONGEST
     )
 
 
 def _unchanged_by_ftfy(text: str) -> bool:
     """True when ``ftfy.fix_text(text, REPAIR_CONFIG)`` would return ``text`` as it is."""
     return (
-        _FIXABLE_CHARS.search(text) is None
+        len(text) <= REPAIR_CONFIG.max_decode_length
+        and _FIXABLE_CHARS.search(text) is None
         and unicodedata.is_normalized("NFC", text)
         and not looks_like_mojibake(text)
     )
@@ -134,7 +145,11 @@ def repair_text(text: str) -> str:
         text = strip_unwanted(text, checked=True, for_repair=True)
         if _unchanged_by_ftfy(text):
             return strip_unwanted(text) if "\xad" in text else text
-    elif unicodedata.is_normalized("NFC", text) and not looks_like_mojibake(text):
+    elif (
+        len(text) <= REPAIR_CONFIG.max_decode_length
+        and unicodedata.is_normalized("NFC", text)
+        and not looks_like_mojibake(text)
+    ):
         return text
     return strip_unwanted(
         "".join(
