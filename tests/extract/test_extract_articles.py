@@ -135,6 +135,85 @@ def test_a_thread_laid_out_in_grid_columns_is_set_apart():
     assert result.comments.count("canker") == 12
 
 
+FORUM_ITEM = 'itemscope itemtype="https://schema.org/DiscussionForumPosting"'
+FORUM_LD = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", '
+    '"@type": "DiscussionForumPosting", "headline": "Pruning apple trees"}</script>'
+)
+ANSWER = (
+    "Answer {i}: prune in late winter while the tree is dormant, remove dead and crossing "
+    "wood first, and always cut just above an outward bud so that the new growth opens the "
+    "centre of the tree to light and air."
+)
+QA_LD = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "QAPage", '
+    '"mainEntity": {"@type": "Question", "name": "Pruning apple trees"}}</script>'
+)
+
+
+def forum_thread(item: str = "", head: str = "", body_script: str = "", marked: str = "") -> str:
+    """A forum thread as community software writes it: the first post (four paragraphs of
+    prose: an article by length, too long for a lead) in an ``<article>`` with the headline,
+    the replies in ``<article>`` elements marked up as schema.org comments beside it (two
+    thirds of the text); ``item``: the attributes of the box around both, ``marked``: those
+    of the first post's text."""
+    first = "".join(f"<p>{p}</p>" for p in POST)
+    replies = "".join(
+        f'<article class="reply" itemprop="comment" itemscope '
+        f'itemtype="https://schema.org/Comment"><header>Reader {i}</header>'
+        f"<div class='content'><p>{COMMENT.format(i=i)}</p></div></article>"
+        for i in range(12)
+    )
+    return page(
+        f"{body_script}<nav><a href='/'>Forum</a> <a href='/garden'>Garden</a></nav>"
+        f"<div class='main-content'><div {item}><article class='topic'>"
+        "<header><h1>Pruning apple trees</h1><div class='info'>Posted by Ann</div></header>"
+        f"<div class='content' {marked}>{first}</div></article>"
+        f"<section id='replies'>{replies}</section></div></div>",
+        title="Pruning apple trees",
+        head=head,
+    )
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"item": FORUM_ITEM},  # microdata
+        {"head": FORUM_LD},  # JSON-LD in the head
+        {"body_script": QA_LD},  # a question's page, its answers not marked up
+        {"item": FORUM_ITEM, "marked": 'itemprop="articleBody"'},  # the first post as "body"
+    ],
+)
+def test_a_declared_forum_thread_keeps_its_replies_beside_a_long_first_post(declared: dict):
+    # schema.org DiscussionForumPosting or QAPage: the replies are the content, and the first
+    # post, however long, is no article they comment on
+    result = extract(forum_thread(**declared))
+    assert all(p in result.text for p in POST)
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+def test_an_undeclared_thread_beside_a_long_first_post_is_set_apart():
+    result = extract(forum_thread())
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
+def test_a_question_page_with_its_answers_marked_up_sets_the_remarks_apart():
+    # Stack Exchange: the answers are marked up as such; the comment threads under each post
+    # are remarks, set apart as on any page with an article
+    answers = "".join(
+        f'<div class="answer" itemprop="suggestedAnswer" itemscope '
+        f'itemtype="https://schema.org/Answer"><p>{ANSWER.format(i=i)}</p></div>'
+        for i in range(2)
+    )
+    html = forum_thread(item='itemscope itemtype="https://schema.org/QAPage"').replace(
+        "<section id='replies'>", f"{answers}<section id='replies'>"
+    )
+    result = extract(html)
+    assert all(p in result.text for p in POST)
+    assert "canker" not in result.text and result.comments.count("canker") == 12
+
+
 def test_full_mode_keeps_the_comments_in_the_text():
     result = extract(blog_post(wordpress_comments(12)), mode="full")
     assert result.text.count("canker") == 12 and result.comments == ""

@@ -743,7 +743,13 @@ def _script_pages(count: int, seed: int = 31) -> list[str]:
     rng = random.Random(seed)
     types = ['type="application/ld+json"', 'TYPE="Application/LD+JSON"', "type", 'type=""',
              'type="text/javascript"', "", 'id="x" type="application/ld+json" async']  # fmt: skip
-    texts = ['{"headline": "A"}', '{"name": "B"}', "var x = 1;", '{"@type": "x", "headline": 2}']
+    texts = [
+        '{"headline": "A"}',
+        '{"name": "B"}',
+        "var x = 1;",
+        '{"@type": "x", "headline": 2}',
+        '{"@type": "QAPage"}',
+    ]
 
     def scripts() -> str:
         return "".join(
@@ -759,6 +765,7 @@ def _script_pages(count: int, seed: int = 31) -> list[str]:
 
 
 def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
+    from transforms.extract.comments import DISCUSSION_TYPES
     from transforms.extract.title import MAX_JSON_LD_CHARS, json_ld_texts, read_head
 
     def by_attributes(nodes):
@@ -767,7 +774,7 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
             for node in nodes
             if node.tag == "script"
             and "ld+json" in (node.attributes.get("type") or "").lower()
-            and '"headline"' in node.text()
+            and ('"headline"' in node.text() or any(k in node.text() for k in DISCUSSION_TYPES))
             and len(node.text()) <= MAX_JSON_LD_CHARS
         ]
 

@@ -28,13 +28,15 @@ article shown in a modal, a page wrapper with a class such as "has-cookie-notice
 like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
-when the page has an article (see ``comments``); their text is returned.
+when the page has an article and does not declare itself a forum thread (see ``comments``);
+their text is returned.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ahocorasick_rs import AhoCorasick, Implementation
@@ -227,6 +229,7 @@ def drop_boilerplate(
     relaxed: bool = False,
     containers: list[LexborNode] | None = None,
     bodies: list[LexborNode] | None = None,
+    discussion: Callable[[], bool] = bool,
 ) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
@@ -245,7 +248,8 @@ def drop_boilerplate(
     landmarks and consent boxes: no hidden elements, no other names. ``containers`` are
     ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out.
     The containers named as an article's body (``names.BODY_NAMES``) are appended to
-    ``bodies`` if given, in document order."""
+    ``bodies`` if given, in document order. ``discussion()``: whether the page declares
+    itself a discussion, where its threads stay (``comments.declares_discussion``)."""
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
@@ -334,7 +338,9 @@ def drop_boilerplate(
         node.decompose()
     if not threads:
         return root_size, "", before - root_size
-    root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
+    root_size, comments, apart = _with_threads(
+        root, root_size, limit, list(threads.values()), discussion
+    )
     return root_size, comments, before - root_size - apart
 
 
@@ -369,10 +375,15 @@ def _heads_a_section(header: LexborNode) -> bool:
 
 
 def _with_threads(
-    root: LexborNode, root_size: int, limit: float, found: list[list]
+    root: LexborNode,
+    root_size: int,
+    limit: float,
+    found: list[list],
+    discussion: Callable[[], bool] = bool,
 ) -> tuple[int, str, int]:
     """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
-    disjoint) apart from ``root`` when it has an article outside them: removed, their text
+    disjoint) apart from ``root`` when it has an article outside them and the page is no
+    declared discussion (``discussion()``, asked only then): removed, their text
     returned with their size. Otherwise (a forum: the posts are the content) they stay,
     except those named as boilerplate too that hold under ``limit`` of the text, dropped like
     any boilerplate. Returns the size of ``root`` after."""
@@ -385,7 +396,7 @@ def _with_threads(
         or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
     ]
     texts, apart, apart_size = [], set(), 0
-    if threads and has_prose_outside(root, threads):
+    if threads and has_prose_outside(root, threads) and not discussion():
         apart = {node.mem_id for node in threads}
         for node in threads:
             node_size = size(node)

@@ -15,6 +15,13 @@ apart before the main block is chosen:
    their ``BLOCK_LEVELS`` nearest ancestors). A forum page, where the posts are the content,
    keeps them, even beside a list of teasers of other topics (a blurb in each item: as much
    text as an article, but spread over many boxes) or a link post's title and tagline.
+4. **Kept on a discussion page.** A page that declares itself a forum thread or a question
+   with its answers (schema.org ``DiscussionForumPosting`` or ``QAPage``, in JSON-LD or
+   microdata: ``declares_discussion``) keeps its thread beside a first post of any length:
+   there the replies are the content, and the first post is no article they comment on. A
+   question page that marks its answers up as such (``itemtype`` ``Answer``, as Stack
+   Exchange does) is not one: its answers are outside the comment-named boxes, and those
+   hold the remarks under each post.
 
 The threads set apart are removed from the tree; their text is ``Extracted.comments``.
 """
@@ -25,13 +32,18 @@ from selectolax.lexbor import LexborNode
 
 from transforms.extract.prose import PROSE_CHARS, text_weight
 
-__all__ = ["has_prose_outside", "looks_like_thread"]
+__all__ = ["DISCUSSION_TYPES", "declares_discussion", "has_prose_outside", "looks_like_thread"]
 
 _ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
 _MIN_ITEMS = 3  # same-looking children that make a list of comments
 ARTICLE_PROSE = 2  # an article beside a thread: this many paragraphs of prose
 _PARAGRAPHS = "p, pre, blockquote, dd"
 BLOCK_LEVELS = 4  # an article's paragraphs share one of their four nearest ancestors
+# The schema.org types of a page whose replies are its content (a question's page counts as
+# one only when its answers are not marked up: ``declares_discussion``)
+DISCUSSION_TYPES = ("DiscussionForumPosting", "QAPage")
+_FORUM_ITEM, _QUESTION_ITEM = (f'[itemtype*="{kind}"]' for kind in DISCUSSION_TYPES)
+_ANSWER_ITEM = '[itemtype*="schema.org/Answer"]'
 
 
 def looks_like_thread(node: LexborNode, comment_items: int) -> bool:
@@ -76,3 +88,25 @@ def has_prose_outside(root: LexborNode, threads: list[LexborNode]) -> bool:
                     return True
                 up = up.parent
     return False
+
+
+def declares_discussion(body: LexborNode, ld_texts: list[str]) -> bool:
+    """Whether the page of ``body`` declares itself a discussion (``DISCUSSION_TYPES``) in the
+    JSON-LD ``ld_texts`` or in microdata (an ``itemtype`` in the body or on ``<html>``), and
+    does not mark its answers up (``itemtype`` ``Answer``) when it is a question's page.
+    Asked only where a rule would take the first post for the article (a few CSS queries)."""
+    html = body.parent
+    own = (html.attributes.get("itemtype") or "") if html is not None else ""
+    forum = (
+        DISCUSSION_TYPES[0] in own
+        or any(DISCUSSION_TYPES[0] in text for text in ld_texts)
+        or body.css_first(_FORUM_ITEM) is not None
+    )
+    if forum:
+        return True
+    question = (
+        DISCUSSION_TYPES[1] in own
+        or any(f'"{DISCUSSION_TYPES[1]}"' in text for text in ld_texts)
+        or body.css_first(_QUESTION_ITEM) is not None
+    )
+    return question and body.css_first(_ANSWER_ITEM) is None
