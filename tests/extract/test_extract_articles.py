@@ -979,6 +979,44 @@ def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate
     assert all(p in result.text for p in POST) and "Another story" not in result.text
 
 
+@pytest.mark.parametrize(
+    "label", ["Skip to content", "Skip to Main Content", "Zum Inhalt springen", "본문 바로가기"]
+)
+def test_a_skip_link_alone_on_a_page_a_script_renders_goes(label: str):
+    # the store's products come with its script: the skip link for keyboards is all there is
+    html = page(
+        f"<a href='#MainContent' class='button skip-to-content-link visually-hidden'>{label}</a>"
+        "<div id='shopify-section-header'></div><main id='MainContent'></main>"
+    )
+    assert extract(html).text == ""
+
+
+def test_skip_links_to_parts_of_the_article_go():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        "<article><h1>Apples</h1><div class='text'>"
+        "<p><a href='#review'>Jump to Review</a></p><div><a href='#specs'><span>Jump To Details"
+        f"</span></a></div>{paragraphs}<h2 id='review'>Review</h2></div></article>"
+    )
+    assert extract(html).text == "\n\n".join([*POST, "Review"])
+
+
+@pytest.mark.parametrize(
+    ("link", "shown"),
+    [
+        (
+            "You can <a href='#list'>jump to the end of the list</a> to see the varieties.",
+            "You can jump to the end of the list to see the varieties.",
+        ),
+        ("<a href='/shop'>Go to the shop</a>", "Go to the shop"),  # a link to another page
+    ],
+)
+def test_a_skip_phrase_in_a_sentence_or_to_another_page_stays(link: str, shown: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1><div><p>{link}</p>{paragraphs}</div></article>")
+    assert extract(html).text == "\n\n".join([shown, *POST])
+
+
 def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes():
     from transforms.extract.boilerplate import _NODE_BREAK, _labelled
 
@@ -988,4 +1026,5 @@ def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes
     assert not _labelled(text("We sorted the tags by hand.", "Related work is cited below."))
     assert _labelled(text("Some text", " Lesen Sie auch: ", "a link"))
     assert _labelled(text("Tags"))
+    assert _labelled(text("Some text", "Skip to main content"))
     assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))

@@ -14,7 +14,8 @@
   crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
   ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
   est réservée aux abonnés", "この記事は会員限定です", ...) or the placeholder of an
-  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...;
+  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...), and the
+  skip links of the page's top ("Skip to main content": a link to a place in the page;
   ``drop_labelled``); and a box named as a teaser with a headline-long link, in an
   article's text (``drop_teasers``).
 
@@ -455,10 +456,22 @@ EMBED_CONSENTS = (
     "um eingebettete inhalte anzuzeigen", "ich bin damit einverstanden, dass mir",
 )  # fmt: skip
 EMBED_CHARS = 1000
+# How the skip links of a page's top start ("Skip to main content", "Go to footer", "Zum
+# Inhalt springen"): the links, for keyboard and screen-reader users, to a place further down
+# the page, shown only when focused. A link to a place in the page (``href="#..."``) whose
+# whole text starts so is dropped: on a page whose content a script renders, it is the only
+# text left.
+SKIP_LINKS = (
+    "skip to", "skip navigation", "jump to", "go to", "zum inhalt", "direkt zum", "aller au",
+    "passer au", "ir al", "saltar al", "vai al", "passa al", "ga naar", "spring til",
+    "hoppa till", "przejdź do", "přejít na", "перейти к", "本文へ", "跳到", "본문 바로가기",
+)  # fmt: skip
+SKIP_LINK_LEVELS = 3  # the text of a skip link is this many levels or fewer inside its <a>
+_A = create_tag("a").tag_id
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
 _LABEL_SEARCH = AhoCorasick(
-    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
+    [*READ_ALSO_LABELS, *AD_LABELS, *SKIP_LINKS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
     implementation=Implementation.DFA,
 )
 _CALL_SEARCH = AhoCorasick(SUBSCRIBE_CALLS, implementation=Implementation.DFA)
@@ -476,8 +489,8 @@ def drop_labelled(root: LexborNode) -> int:
     (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone; and the
     largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
     anywhere in a text node: a long paragraph quoting one stays), or of ``EMBED_CHARS`` or
-    fewer around a placeholder's call for consent (``EMBED_CONSENTS``). The number
-    of boxes dropped.
+    fewer around a placeholder's call for consent (``EMBED_CONSENTS``); and the skip links
+    (``SKIP_LINKS``, ``_skip_link``). The number of boxes dropped.
 
     One search of ``root``'s text finds whether any label is there (few pages have one); the
     text nodes are read only then (``_labelled``)."""
@@ -492,6 +505,11 @@ def drop_labelled(root: LexborNode) -> int:
         is_ad = label in _AD_SET
         is_call = not is_ad and bool(_CALL_SEARCH.find_matches_as_indexes(label))
         is_embed = not (is_ad or is_call) and bool(_EMBED_SEARCH.find_matches_as_indexes(label))
+        if label.startswith(SKIP_LINKS):
+            link = _skip_link(node, label, root_id)
+            if link is not None:
+                boxes.append(link)
+            continue
         if not (is_ad or is_call or is_embed or label in _READ_ALSO_SET):
             continue
         if node.parent is None or node.parent.mem_id == root_id:
@@ -552,8 +570,30 @@ def drop_teasers(root: LexborNode) -> int:
     return len(boxes)
 
 
+def _skip_link(node: LexborNode, label: str, root_id: int) -> LexborNode | None:
+    """The skip link whose whole text is the text ``node`` (``label``, lower-cased): its
+    ``<a>``, ``SKIP_LINK_LEVELS`` levels or fewer above it and below the root ``root_id``,
+    when it leads to a place in the page (``href="#..."``) and stands apart from any text
+    beside it (a link within a sentence, "you can jump to the end of the list", is read)."""
+    up = node.parent
+    for _ in range(SKIP_LINK_LEVELS):
+        if up is None or up.mem_id == root_id:
+            return None
+        if up.tag_id == _A:
+            href = up.attributes.get("href") or ""
+            whole = " ".join(up.text().split()).lower().rstrip(":").strip() == label
+            alone = not any(
+                side is not None and side.is_text_node and side.text(strip=True)
+                for side in (up.prev, up.next)
+            )
+            return up if whole and alone and href.startswith("#") else None
+        up = up.parent
+    return None
+
+
 _NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
-_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS)  # the automaton's patterns, labels first
+# the automaton's patterns, labels first (whole labels, or the start of a skip link's)
+_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS) + len(SKIP_LINKS)
 
 
 def _labelled(text: str) -> bool:
@@ -567,7 +607,7 @@ def _labelled(text: str) -> bool:
         stop = text.find(_NODE_BREAK, end)
         node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
         label = " ".join(node.split()).rstrip(":").strip()
-        if label in _READ_ALSO_SET or label in _AD_SET:
+        if label in _READ_ALSO_SET or label in _AD_SET or label.startswith(SKIP_LINKS):
             return True
     return False
 
