@@ -1023,8 +1023,16 @@ def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes
     def text(*nodes: str) -> str:
         return _NODE_BREAK.join(nodes).lower()
 
-    assert not _labelled(text("We sorted the tags by hand.", "Related work is cited below."))
-    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link"))
-    assert _labelled(text("Tags"))
-    assert _labelled(text("Some text", "Skip to main content"))
-    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))
+    assert _labelled(text("We sorted the tags by hand.", "Related work is cited below.")) == (
+        False,
+        False,
+    )
+    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link")) == (True, False)
+    assert _labelled(text("Tags")) == (True, False)
+    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))[
+        0
+    ]
+    # a skip link's start sends it to the in-page links, at the start of a text node only
+    assert _labelled(text("Some text", " Skip to main content")) == (False, True)
+    assert _labelled(text("Tags", "Jump to review")) == (True, True)
+    assert _labelled(text("Do not jump to conclusions.")) == (False, False)

@@ -456,18 +456,18 @@ EMBED_CONSENTS = (
     "um eingebettete inhalte anzuzeigen", "ich bin damit einverstanden, dass mir",
 )  # fmt: skip
 EMBED_CHARS = 1000
-# How the skip links of a page's top start ("Skip to main content", "Go to footer", "Zum
+# How the skip links of a page's top start ("Skip to main content", "Jump to review", "Zum
 # Inhalt springen"): the links, for keyboard and screen-reader users, to a place further down
 # the page, shown only when focused. A link to a place in the page (``href="#..."``) whose
 # whole text starts so is dropped: on a page whose content a script renders, it is the only
-# text left.
+# text left. (Not "go to": common in prose, it would send many pages through the text nodes.)
 SKIP_LINKS = (
-    "skip to", "skip navigation", "jump to", "go to", "zum inhalt", "direkt zum", "aller au",
-    "passer au", "ir al", "saltar al", "vai al", "passa al", "ga naar", "spring til",
-    "hoppa till", "przejdź do", "přejít na", "перейти к", "本文へ", "跳到", "본문 바로가기",
+    "skip to", "skip navigation", "jump to", "zum inhalt", "direkt zum inhalt",
+    "aller au contenu", "passer au contenu", "ir al contenido", "saltar al contenido",
+    "vai al contenuto", "passa al contenuto", "naar de inhoud", "spring til indhold",
+    "hoppa till innehåll", "przejdź do treści", "přejít na obsah", "перейти к содержанию",
+    "本文へ", "跳到主要内容", "본문 바로가기",
 )  # fmt: skip
-SKIP_LINK_LEVELS = 3  # the text of a skip link is this many levels or fewer inside its <a>
-_A = create_tag("a").tag_id
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
 _LABEL_SEARCH = AhoCorasick(
@@ -490,14 +490,16 @@ def drop_labelled(root: LexborNode) -> int:
     largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
     anywhere in a text node: a long paragraph quoting one stays), or of ``EMBED_CHARS`` or
     fewer around a placeholder's call for consent (``EMBED_CONSENTS``); and the skip links
-    (``SKIP_LINKS``, ``_skip_link``). The number of boxes dropped.
+    (``SKIP_LINKS``, ``_skip_links``). The number of boxes dropped.
 
-    One search of ``root``'s text finds whether any label is there (few pages have one); the
-    text nodes are read only then (``_labelled``)."""
-    if not _labelled(root.text(separator=_NODE_BREAK).lower()):
-        return 0
+    One search of ``root``'s text finds whether any label or skip link is there (few pages
+    have one); the text nodes are read only for a label, the in-page links for a skip link
+    (``_labelled``)."""
+    labelled, skips = _labelled(root.text(separator=_NODE_BREAK).lower())
+    boxes = _skip_links(root) if skips else []
+    if not labelled:
+        return _drop(boxes)
     root_id = root.mem_id
-    boxes = []
     for node in root.traverse(include_text=True):
         if not node.is_text_node:
             continue
@@ -505,11 +507,6 @@ def drop_labelled(root: LexborNode) -> int:
         is_ad = label in _AD_SET
         is_call = not is_ad and bool(_CALL_SEARCH.find_matches_as_indexes(label))
         is_embed = not (is_ad or is_call) and bool(_EMBED_SEARCH.find_matches_as_indexes(label))
-        if label.startswith(SKIP_LINKS):
-            link = _skip_link(node, label, root_id)
-            if link is not None:
-                boxes.append(link)
-            continue
         if not (is_ad or is_call or is_embed or label in _READ_ALSO_SET):
             continue
         if node.parent is None or node.parent.mem_id == root_id:
@@ -522,6 +519,11 @@ def drop_labelled(root: LexborNode) -> int:
             continue
         if is_ad or is_call or is_embed or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
+    return _drop(boxes)
+
+
+def _drop(boxes: list[LexborNode]) -> int:
+    """Remove ``boxes`` (those inside one removed before are gone with it); their number."""
     for box in boxes:
         if box.parent is not None:
             box.decompose()
@@ -570,46 +572,48 @@ def drop_teasers(root: LexborNode) -> int:
     return len(boxes)
 
 
-def _skip_link(node: LexborNode, label: str, root_id: int) -> LexborNode | None:
-    """The skip link whose whole text is the text ``node`` (``label``, lower-cased): its
-    ``<a>``, ``SKIP_LINK_LEVELS`` levels or fewer above it and below the root ``root_id``,
-    when it leads to a place in the page (``href="#..."``) and stands apart from any text
-    beside it (a link within a sentence, "you can jump to the end of the list", is read)."""
-    up = node.parent
-    for _ in range(SKIP_LINK_LEVELS):
-        if up is None or up.mem_id == root_id:
-            return None
-        if up.tag_id == _A:
-            href = up.attributes.get("href") or ""
-            whole = " ".join(up.text().split()).lower().rstrip(":").strip() == label
-            alone = not any(
-                side is not None and side.is_text_node and side.text(strip=True)
-                for side in (up.prev, up.next)
-            )
-            return up if whole and alone and href.startswith("#") else None
-        up = up.parent
-    return None
+def _skip_links(root: LexborNode) -> list[LexborNode]:
+    """The skip links inside ``root``: links to a place in the page (``href="#..."``) whose
+    whole text starts as one does (``SKIP_LINKS``), standing apart from any text beside them
+    (a link within a sentence, "you can jump to the end of the list", is read). One CSS
+    query for the in-page links, asked only when the root's text holds such a start."""
+    found = []
+    for link in root.css('a[href^="#"]'):
+        label = " ".join(link.text().split()).lower()
+        if label.startswith(SKIP_LINKS) and not any(
+            side is not None and side.is_text_node and side.text(strip=True)
+            for side in (link.prev, link.next)
+        ):
+            found.append(link)
+    return found
 
 
 _NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
-# the automaton's patterns, labels first (whole labels, or the start of a skip link's)
-_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS) + len(SKIP_LINKS)
+# the automaton's patterns: whole labels first, then the starts of skip links, then the calls
+_SKIP_FROM = len(READ_ALSO_LABELS) + len(AD_LABELS)
+_LABEL_COUNT = _SKIP_FROM + len(SKIP_LINKS)
 
 
-def _labelled(text: str) -> bool:
+def _labelled(text: str) -> tuple[bool, bool]:
     """Whether ``text`` (a root's lower-cased text, its text nodes separated by
     ``_NODE_BREAK``) has a text node that ``drop_labelled`` looks at: one that is a label
-    whole, or holds a call to subscribe or for consent. A label's word inside a sentence
-    ("tags", "themen", "related") is no reason to read every text node."""
+    whole, or holds a call to subscribe or for consent; and whether one starts as a skip link
+    does. A label's word inside a sentence ("tags", "themen", "related") is no reason to read
+    every text node."""
+    labelled = skips = False
     for pattern, start, end in _LABEL_SEARCH.find_matches_as_indexes(text, overlapping=True):
         if pattern >= _LABEL_COUNT:
-            return True
-        stop = text.find(_NODE_BREAK, end)
-        node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
-        label = " ".join(node.split()).rstrip(":").strip()
-        if label in _READ_ALSO_SET or label in _AD_SET or label.startswith(SKIP_LINKS):
-            return True
-    return False
+            labelled = True
+        elif pattern >= _SKIP_FROM:  # (at the start of its text node)
+            skips = skips or not text[text.rfind(_NODE_BREAK, 0, start) + 1 : start].strip()
+        elif not labelled:
+            stop = text.find(_NODE_BREAK, end)
+            node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
+            label = " ".join(node.split()).rstrip(":").strip()
+            labelled = label in _READ_ALSO_SET or label in _AD_SET
+        if labelled and skips:
+            break
+    return labelled, skips
 
 
 def _link_chars(node: LexborNode) -> int:
