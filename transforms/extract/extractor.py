@@ -98,7 +98,6 @@ from transforms.extract.title import (
 from transforms.extract.tree import MAX_WALK_DEPTH, TooComplex, size
 
 MODES = ("main", "full")
-_T = TypeVar("_T")
 FORMATS = ("text", "markdown")
 # The second opinion: asked when the text dropped (hidden, furniture, boilerplate names) is
 # more than this many times the main text; taken when its paragraphs of prose weigh more
@@ -251,8 +250,8 @@ class Extractor:
         """The text of the page's body and of the comment threads set apart from it
         (collecting its first ``<h1>`` texts into ``h1s``, and the texts of its JSON-LD
         scripts with a headline or a discussion's type into ``ld_texts``), links resolved
-        against ``url``; a
-        re-parsed tree (of ``source``, what was parsed) is appended to ``trees``.
+        against ``url``; a re-parsed tree (of ``source``, what was parsed) is appended to
+        ``trees``.
         ``page_title()``: the ``<title>`` or ``og:title`` without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
@@ -324,6 +323,9 @@ def _paused_collector() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+_T = TypeVar("_T")
 
 
 def _once(make: Callable[[], _T]) -> Callable[[], _T]:

@@ -20,7 +20,8 @@
    ``OTHER_ARTICLES`` or more ``<article>`` elements but not the page's headline (its first
    ``<h1>``), and the headline sits in an ``<article>`` with a paragraph of prose, that
    ``<article>`` is the content: the root lists other articles (related posts, more stories)
-   that outweigh a short one.
+   that outweigh a short one. (On a page declared a forum thread, the headline's article is
+   the first post: the box holding it and the replies is taken; ``extractor._main_block``.)
    **The headline's article wins inside the root** when it holds two thirds of its prose
    (``HEADLINE_PROSE_SHARE``; teasers and lists of other stories beside a short article), or
    when its headline is the page's title and another ``<article>`` with an ``<h1>`` of its
