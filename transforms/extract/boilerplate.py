@@ -230,7 +230,7 @@ def drop_boilerplate(
     relaxed: bool = False,
     containers: list[LexborNode] | None = None,
     bodies: list[LexborNode] | None = None,
-    discussion: Callable[[], bool] = bool,
+    discussion: Callable[[LexborNode], bool] | None = None,
 ) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
@@ -249,8 +249,9 @@ def drop_boilerplate(
     landmarks and consent boxes: no hidden elements, no other names. ``containers`` are
     ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out.
     The containers named as an article's body (``names.BODY_NAMES``) are appended to
-    ``bodies`` if given, in document order. ``discussion()``: whether the page declares
-    itself a discussion, where its threads stay (``comments.declares_discussion``)."""
+    ``bodies`` if given, in document order. ``discussion(thread)``: whether the page of a
+    thread declares itself a discussion, where its threads stay
+    (``comments.declares_discussion``)."""
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
@@ -380,11 +381,11 @@ def _with_threads(
     root_size: int,
     limit: float,
     found: list[list],
-    discussion: Callable[[], bool] = bool,
+    discussion: Callable[[LexborNode], bool] | None = None,
 ) -> tuple[int, str, int]:
     """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
     disjoint) apart from ``root`` when it has an article outside them and the page is no
-    declared discussion (``discussion()``, asked only then): removed, their text
+    declared discussion (``discussion(thread)``, asked only then): removed, their text
     returned with their size. Otherwise (a forum: the posts are the content) they stay,
     except those named as boilerplate too that hold under ``limit`` of the text, dropped like
     any boilerplate. Returns the size of ``root`` after."""
@@ -397,7 +398,11 @@ def _with_threads(
         or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
     ]
     texts, apart, apart_size = [], set(), 0
-    if threads and has_prose_outside(root, threads) and not discussion():
+    if (
+        threads
+        and has_prose_outside(root, threads)
+        and not (discussion is not None and discussion(threads[0]))
+    ):
         apart = {node.mem_id for node in threads}
         for node in threads:
             node_size = size(node)

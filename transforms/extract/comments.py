@@ -30,9 +30,17 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
+from transforms.extract import walk
 from transforms.extract.prose import PROSE_CHARS, text_weight
+from transforms.extract.tree import MAX_WALK_DEPTH, TooComplex
 
-__all__ = ["DISCUSSION_TYPES", "declares_discussion", "has_prose_outside", "looks_like_thread"]
+__all__ = [
+    "DISCUSSION_TYPES",
+    "declares_discussion",
+    "has_prose_outside",
+    "item_types",
+    "looks_like_thread",
+]
 
 _ITEM_TAGS = frozenset({"div", "li", "article", "section", "dl", "table", "tr"})
 _MIN_ITEMS = 3  # same-looking children that make a list of comments
@@ -42,7 +50,6 @@ BLOCK_LEVELS = 4  # an article's paragraphs share one of their four nearest ance
 # The schema.org types of a page whose replies are its content (a question's page counts as
 # one only when its answers are not marked up: ``declares_discussion``)
 DISCUSSION_TYPES = ("DiscussionForumPosting", "QAPage")
-_FORUM_ITEM, _QUESTION_ITEM = (f'[itemtype*="{kind}"]' for kind in DISCUSSION_TYPES)
 _ANSWER_ITEM = '[itemtype*="schema.org/Answer"]'
 
 
@@ -90,23 +97,34 @@ def has_prose_outside(root: LexborNode, threads: list[LexborNode]) -> bool:
     return False
 
 
-def declares_discussion(body: LexborNode, ld_texts: list[str]) -> bool:
-    """Whether the page of ``body`` declares itself a discussion (``DISCUSSION_TYPES``) in the
-    JSON-LD ``ld_texts`` or in microdata (an ``itemtype`` in the body or on ``<html>``), and
-    does not mark its answers up (``itemtype`` ``Answer``) when it is a question's page.
-    Asked only where a rule would take the first post for the article (a few CSS queries)."""
-    html = body.parent
-    own = (html.attributes.get("itemtype") or "") if html is not None else ""
-    forum = (
-        DISCUSSION_TYPES[0] in own
-        or any(DISCUSSION_TYPES[0] in text for text in ld_texts)
-        or body.css_first(_FORUM_ITEM) is not None
-    )
-    if forum:
+def declares_discussion(node: LexborNode, ld_texts: list[str]) -> bool:
+    """Whether the page of ``node`` (a comment of its thread) declares itself a discussion
+    (``DISCUSSION_TYPES``) in the JSON-LD ``ld_texts`` or in microdata: as the item of an
+    element around ``node`` (``item_types``; a forum post's replies are its properties, a
+    question's page is an item around all of it); and, for a question's page, does not mark
+    its answers up (``itemtype`` ``Answer``: one CSS query, asked only then)."""
+    forum, question = DISCUSSION_TYPES
+    types = item_types(node)
+    if any(forum in kind for kind in types) or any(forum in text for text in ld_texts):
         return True
-    question = (
-        DISCUSSION_TYPES[1] in own
-        or any(f'"{DISCUSSION_TYPES[1]}"' in text for text in ld_texts)
-        or body.css_first(_QUESTION_ITEM) is not None
-    )
-    return question and body.css_first(_ANSWER_ITEM) is None
+    if not (
+        any(question in kind for kind in types) or any(f'"{question}"' in text for text in ld_texts)
+    ):
+        return False
+    top = node
+    while top.parent is not None and top.parent.is_element_node:
+        top = top.parent
+    return top.css_first(_ANSWER_ITEM) is None
+
+
+def item_types(node: LexborNode) -> list[str]:
+    """The ``itemtype`` values of ``node`` and of the elements around it, nearest first (read
+    in one compiled pass: ``walk.attribute_values``)."""
+    around, up = [], node
+    while up is not None and up.is_element_node:
+        around.append(up)
+        up = up.parent
+        if len(around) > MAX_WALK_DEPTH:
+            raise TooComplex("content nested too deep")
+    values = walk.attribute_values(around, ("itemtype",))
+    return [found[0] for found in values if found is not None and found[0]]

@@ -365,9 +365,21 @@ def _main_text(
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
     body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``; ``page_title``: see
     ``Extractor._extract``; ``ld_texts``: the page's JSON-LD texts, from ``json_ld_texts``)."""
-    # whether the page declares itself a forum thread or a question's answers: asked only where
-    # a rule would take its first post for an article beside comments on it
-    discussion = _once(functools.partial(declares_discussion, body, ld_texts or []))
+    # Whether the page declares itself a forum thread or a question's answers: asked only when
+    # a comment thread would be set apart from a first post long enough to be an article
+    # (most pages never ask). A thread kept so is also why the first post's <article> is not
+    # taken alone (``_main_block``): asking there instead, on every page whose headline has
+    # an <article>, cost 3% of a typical page.
+    declared: list[bool] = []
+
+    def discussion(thread: LexborNode) -> bool:
+        if not declared:
+            declared.append(declares_discussion(thread, ld_texts or []))
+        return declared[0]
+
+    def thread_kept() -> bool:  # a thread stayed for the page's declaration
+        return bool(declared) and declared[0]
+
     # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
     h1s = [node for node in elements.furniture if node.tag_id == _H1 and node.parent is not None]
     articles = headline_articles(h1s)
@@ -390,7 +402,7 @@ def _main_text(
     marked = marked_article_body(body, links, elements.article_body)
     headline = elements.headline()
     root = _main_block(
-        body, links, marked, body_size, headline, bodies, articles, titled, discussion
+        body, links, marked, body_size, headline, bodies, articles, titled, thread_kept
     )
     lead = None if marked is not None else lead_before(root, links, headline)
     drop_labelled(root)
@@ -427,13 +439,14 @@ def _main_block(
     bodies: list[LexborNode] | None = None,
     articles: list[LexborNode] | None = None,
     titled: Callable[[], bool] = bool,
-    discussion: Callable[[], bool] = bool,
+    thread_kept: Callable[[], bool] = bool,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
     and refined to its prose, or the ``headline``'s article beside a box of other articles, or
     the headline's article inside it (``articles``, ``titled``: ``scoring.article_within``),
-    or, when the page declares itself a discussion (``discussion()``), the box holding both
-    that article (its first post) and the block chosen (the replies), or the one box in it
+    or, when a comment thread stayed because the page declares itself a discussion
+    (``thread_kept()``), the box holding both that article (its first post) and the block
+    chosen (the replies), or the one box in it
     named as the article's body (``bodies``; see ``scoring``); its link lists pruned."""
     root = marked
     if root is None:
@@ -449,7 +462,7 @@ def _main_block(
         if article is not None:
             # on a forum, the headline's article is the first post: the content with the
             # replies, not without them (the smallest box holding both)
-            root = _around(article, root) if discussion() else article
+            root = _around(article, root) if thread_kept() else article
         if bodies:
             root = named_body(root, bodies, links) or root
     prune_link_lists(root, links)

@@ -58,7 +58,7 @@ from collections.abc import Callable
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
-from transforms.extract.comments import DISCUSSION_TYPES
+from transforms.extract.comments import DISCUSSION_TYPES, item_types
 from transforms.extract.names import boilerplate_names
 from transforms.extract.prose import PROSE_CHARS, holds_prose, text_weight
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
@@ -161,18 +161,11 @@ def marked_article_body(
 
 
 def _of_forum_post(node: LexborNode) -> bool:
-    """Whether ``node``'s item (its nearest ancestor with an ``itemtype``) is a forum post
+    """Whether ``node``'s item (the nearest ``itemtype`` around it) is a forum post
     (``comments.DISCUSSION_TYPES``' ``DiscussionForumPosting``): its ``articleBody`` is the
     thread's first post, and the replies after it are content too."""
-    up, steps = node.parent, 0
-    while up is not None:
-        kind = up.attributes.get("itemtype") if up.is_element_node else None
-        if kind:
-            return DISCUSSION_TYPES[0] in kind
-        up, steps = up.parent, steps + 1
-        if steps > MAX_WALK_DEPTH:
-            raise TooComplex("article body nested too deep")
-    return False
+    types = item_types(node)
+    return bool(types) and DISCUSSION_TYPES[0] in types[0]
 
 
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:
