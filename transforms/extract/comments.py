@@ -16,12 +16,12 @@ apart before the main block is chosen:
    keeps them, even beside a list of teasers of other topics (a blurb in each item: as much
    text as an article, but spread over many boxes) or a link post's title and tagline.
 4. **Kept on a discussion page.** A page that declares itself a forum thread or a question
-   with its answers (schema.org ``DiscussionForumPosting`` or ``QAPage``, in JSON-LD or
-   microdata: ``declares_discussion``) keeps its thread beside a first post of any length:
-   there the replies are the content, and the first post is no article they comment on. A
-   question page that marks its answers up as such (``itemtype`` ``Answer``, as Stack
-   Exchange does) is not one: its answers are outside the comment-named boxes, and those
-   hold the remarks under each post.
+   with its answers (schema.org ``DiscussionForumPosting`` or ``QAPage``, in JSON-LD or as
+   an item around the thread: ``declares_discussion``) keeps its thread beside a first post
+   of any length: there the replies are the content, and the first post is no article they
+   comment on. A question page that marks its answers up as such (``itemtype`` ``Answer``,
+   as Stack Exchange does) is not one: its answers are outside the comment-named boxes, and
+   those hold the remarks under each post.
 
 The threads set apart are removed from the tree; their text is ``Extracted.comments``.
 """
