@@ -135,6 +135,85 @@ def test_a_thread_laid_out_in_grid_columns_is_set_apart():
     assert result.comments.count("canker") == 12
 
 
+FORUM_ITEM = 'itemscope itemtype="https://schema.org/DiscussionForumPosting"'
+FORUM_LD = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", '
+    '"@type": "DiscussionForumPosting", "headline": "Pruning apple trees"}</script>'
+)
+ANSWER = (
+    "Answer {i}: prune in late winter while the tree is dormant, remove dead and crossing "
+    "wood first, and always cut just above an outward bud so that the new growth opens the "
+    "centre of the tree to light and air."
+)
+QA_LD = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "QAPage", '
+    '"mainEntity": {"@type": "Question", "name": "Pruning apple trees"}}</script>'
+)
+
+
+def forum_thread(item: str = "", head: str = "", body_script: str = "", marked: str = "") -> str:
+    """A forum thread as community software writes it: the first post (four paragraphs of
+    prose: an article by length, too long for a lead) in an ``<article>`` with the headline,
+    the replies in ``<article>`` elements marked up as schema.org comments beside it (two
+    thirds of the text); ``item``: the attributes of the box around both, ``marked``: those
+    of the first post's text."""
+    first = "".join(f"<p>{p}</p>" for p in POST)
+    replies = "".join(
+        f'<article class="reply" itemprop="comment" itemscope '
+        f'itemtype="https://schema.org/Comment"><header>Reader {i}</header>'
+        f"<div class='content'><p>{COMMENT.format(i=i)}</p></div></article>"
+        for i in range(12)
+    )
+    return page(
+        f"{body_script}<nav><a href='/'>Forum</a> <a href='/garden'>Garden</a></nav>"
+        f"<div class='main-content'><div {item}><article class='topic'>"
+        "<header><h1>Pruning apple trees</h1><div class='info'>Posted by Ann</div></header>"
+        f"<div class='content' {marked}>{first}</div></article>"
+        f"<section id='replies'>{replies}</section></div></div>",
+        title="Pruning apple trees",
+        head=head,
+    )
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {"item": FORUM_ITEM},  # microdata
+        {"head": FORUM_LD},  # JSON-LD in the head
+        {"body_script": QA_LD},  # a question's page, its answers not marked up
+        {"item": FORUM_ITEM, "marked": 'itemprop="articleBody"'},  # the first post as "body"
+    ],
+)
+def test_a_declared_forum_thread_keeps_its_replies_beside_a_long_first_post(declared: dict):
+    # schema.org DiscussionForumPosting or QAPage: the replies are the content, and the first
+    # post, however long, is no article they comment on
+    result = extract(forum_thread(**declared))
+    assert all(p in result.text for p in POST)
+    assert result.text.count("canker") == 12 and result.comments == ""
+
+
+def test_an_undeclared_thread_beside_a_long_first_post_is_set_apart():
+    result = extract(forum_thread())
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
+def test_a_question_page_with_its_answers_marked_up_sets_the_remarks_apart():
+    # Stack Exchange: the answers are marked up as such; the comment threads under each post
+    # are remarks, set apart as on any page with an article
+    answers = "".join(
+        f'<div class="answer" itemprop="suggestedAnswer" itemscope '
+        f'itemtype="https://schema.org/Answer"><p>{ANSWER.format(i=i)}</p></div>'
+        for i in range(2)
+    )
+    html = forum_thread(item='itemscope itemtype="https://schema.org/QAPage"').replace(
+        "<section id='replies'>", f"{answers}<section id='replies'>"
+    )
+    result = extract(html)
+    assert all(p in result.text for p in POST)
+    assert "canker" not in result.text and result.comments.count("canker") == 12
+
+
 def test_full_mode_keeps_the_comments_in_the_text():
     result = extract(blog_post(wordpress_comments(12)), mode="full")
     assert result.text.count("canker") == 12 and result.comments == ""
@@ -900,13 +979,60 @@ def test_a_related_list_is_not_taken_for_the_article_whose_box_has_a_boilerplate
     assert all(p in result.text for p in POST) and "Another story" not in result.text
 
 
+@pytest.mark.parametrize(
+    "label", ["Skip to content", "Skip to Main Content", "Zum Inhalt springen", "본문 바로가기"]
+)
+def test_a_skip_link_alone_on_a_page_a_script_renders_goes(label: str):
+    # the store's products come with its script: the skip link for keyboards is all there is
+    html = page(
+        f"<a href='#MainContent' class='button skip-to-content-link visually-hidden'>{label}</a>"
+        "<div id='shopify-section-header'></div><main id='MainContent'></main>"
+    )
+    assert extract(html).text == ""
+
+
+def test_skip_links_to_parts_of_the_article_go():
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(
+        "<article><h1>Apples</h1><div class='text'>"
+        "<p><a href='#review'>Jump to Review</a></p><div><a href='#specs'><span>Jump To Details"
+        f"</span></a></div>{paragraphs}<h2 id='review'>Review</h2></div></article>"
+    )
+    assert extract(html).text == "\n\n".join([*POST, "Review"])
+
+
+@pytest.mark.parametrize(
+    ("link", "shown"),
+    [
+        (
+            "You can <a href='#list'>jump to the end of the list</a> to see the varieties.",
+            "You can jump to the end of the list to see the varieties.",
+        ),
+        ("<a href='/shop'>Go to the shop</a>", "Go to the shop"),  # a link to another page
+    ],
+)
+def test_a_skip_phrase_in_a_sentence_or_to_another_page_stays(link: str, shown: str):
+    paragraphs = "".join(f"<p>{p}</p>" for p in POST)
+    html = page(f"<article><h1>Apples</h1><div><p>{link}</p>{paragraphs}</div></article>")
+    assert extract(html).text == "\n\n".join([shown, *POST])
+
+
 def test_only_a_label_whole_or_a_call_sends_drop_labelled_through_the_text_nodes():
     from transforms.extract.boilerplate import _NODE_BREAK, _labelled
 
     def text(*nodes: str) -> str:
         return _NODE_BREAK.join(nodes).lower()
 
-    assert not _labelled(text("We sorted the tags by hand.", "Related work is cited below."))
-    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link"))
-    assert _labelled(text("Tags"))
-    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))
+    assert _labelled(text("We sorted the tags by hand.", "Related work is cited below.")) == (
+        False,
+        False,
+    )
+    assert _labelled(text("Some text", " Lesen Sie auch: ", "a link")) == (True, False)
+    assert _labelled(text("Tags")) == (True, False)
+    assert _labelled(text("Il vous reste 57% de cet article. La suite est réservée aux abonnés."))[
+        0
+    ]
+    # a skip link's start sends it to the in-page links, at the start of a text node only
+    assert _labelled(text("Some text", " Skip to main content")) == (False, True)
+    assert _labelled(text("Tags", "Jump to review")) == (True, True)
+    assert _labelled(text("Do not jump to conclusions.")) == (False, False)

@@ -743,7 +743,13 @@ def _script_pages(count: int, seed: int = 31) -> list[str]:
     rng = random.Random(seed)
     types = ['type="application/ld+json"', 'TYPE="Application/LD+JSON"', "type", 'type=""',
              'type="text/javascript"', "", 'id="x" type="application/ld+json" async']  # fmt: skip
-    texts = ['{"headline": "A"}', '{"name": "B"}', "var x = 1;", '{"@type": "x", "headline": 2}']
+    texts = [
+        '{"headline": "A"}',
+        '{"name": "B"}',
+        "var x = 1;",
+        '{"@type": "x", "headline": 2}',
+        '{"@type": "QAPage"}',
+    ]
 
     def scripts() -> str:
         return "".join(
@@ -759,6 +765,7 @@ def _script_pages(count: int, seed: int = 31) -> list[str]:
 
 
 def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
+    from transforms.extract.comments import DISCUSSION_TYPES
     from transforms.extract.title import MAX_JSON_LD_CHARS, json_ld_texts, read_head
 
     def by_attributes(nodes):
@@ -767,7 +774,7 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
             for node in nodes
             if node.tag == "script"
             and "ld+json" in (node.attributes.get("type") or "").lower()
-            and '"headline"' in node.text()
+            and ('"headline"' in node.text() or any(k in node.text() for k in DISCUSSION_TYPES))
             and len(node.text()) <= MAX_JSON_LD_CHARS
         ]
 
@@ -784,12 +791,13 @@ def test_read_head_and_json_ld_texts_find_what_css_and_attributes_find():
 
 
 def _label_pages(count: int, seed: int = 41) -> list[str]:
-    """Generated pages whose text nodes are also labels and calls to subscribe or for consent,
-    in other capitalisations, spacings and lengths, whole and inside sentences."""
+    """Generated pages whose text nodes are also labels, calls to subscribe or for consent and
+    skip links, in other capitalisations, spacings and lengths, whole and inside sentences."""
     from transforms.extract.boilerplate import (
         AD_LABELS,
         EMBED_CONSENTS,
         READ_ALSO_LABELS,
+        SKIP_LINKS,
         SUBSCRIBE_CALLS,
     )
 
@@ -804,6 +812,12 @@ def _label_pages(count: int, seed: int = 41) -> list[str]:
     extra = [variant(rng.choice(labels)) for _ in range(400)]
     extra += [f"Before {variant(rng.choice(labels))} after" for _ in range(200)]
     extra += ["x" * 2000 + " " + variant(rng.choice(SUBSCRIBE_CALLS))]
+    extra += [  # skip links, short and long, and their starts in sentences
+        f'<a href="#{rng.choice(["main", "", "top"])}">{variant(rng.choice(SKIP_LINKS))}'
+        f"{rng.choice(['', ' content', ' the main content of this page' * 3])}</a>"
+        for _ in range(200)
+    ]
+    extra += [f"Before {variant(rng.choice(SKIP_LINKS))} after" for _ in range(50)]
     saved = WORDS[:]
     WORDS[:] = WORDS + extra
     try:

@@ -14,7 +14,8 @@
   crawl's languages ("Lesen Sie auch", "Lire aussi", "Czytaj też", ...), the label of an
   ad ("Anzeige", "Publicité", "Reklam", ...), and a short box calling to subscribe ("la suite
   est réservée aux abonnés", "この記事は会員限定です", ...) or the placeholder of an
-  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...;
+  embedded post asking for consent ("Um eingebettete Inhalte anzuzeigen", ...), and the
+  skip links of the page's top ("Skip to main content": a link to a place in the page;
   ``drop_labelled``); and a box named as a teaser with a headline-long link, in an
   article's text (``drop_teasers``).
 
@@ -28,13 +29,15 @@ article shown in a modal, a page wrapper with a class such as "has-cookie-notice
 like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
-when the page has an article (see ``comments``); their text is returned.
+when the page has an article and does not declare itself a forum thread (see ``comments``);
+their text is returned.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ahocorasick_rs import AhoCorasick, Implementation
@@ -227,6 +230,7 @@ def drop_boilerplate(
     relaxed: bool = False,
     containers: list[LexborNode] | None = None,
     bodies: list[LexborNode] | None = None,
+    discussion: Callable[[LexborNode], bool] | None = None,
 ) -> tuple[int, str, int]:
     """Drop elements inside ``root`` that are hidden, or (main mode) have a boilerplate
     class/id word or role, or are a ``form``/``header``, when they hold under half of the
@@ -245,7 +249,9 @@ def drop_boilerplate(
     landmarks and consent boxes: no hidden elements, no other names. ``containers`` are
     ``root``'s (those of ``sort_elements``, detached ones included), if already sorted out.
     The containers named as an article's body (``names.BODY_NAMES``) are appended to
-    ``bodies`` if given, in document order."""
+    ``bodies`` if given, in document order. ``discussion(thread)``: whether the page of a
+    thread declares itself a discussion, where its threads stay
+    (``comments.declares_discussion``)."""
     if containers is None:
         containers = sort_elements(root).containers
     root_id = root.mem_id
@@ -334,7 +340,9 @@ def drop_boilerplate(
         node.decompose()
     if not threads:
         return root_size, "", before - root_size
-    root_size, comments, apart = _with_threads(root, root_size, limit, list(threads.values()))
+    root_size, comments, apart = _with_threads(
+        root, root_size, limit, list(threads.values()), discussion
+    )
     return root_size, comments, before - root_size - apart
 
 
@@ -369,10 +377,15 @@ def _heads_a_section(header: LexborNode) -> bool:
 
 
 def _with_threads(
-    root: LexborNode, root_size: int, limit: float, found: list[list]
+    root: LexborNode,
+    root_size: int,
+    limit: float,
+    found: list[list],
+    discussion: Callable[[LexborNode], bool] | None = None,
 ) -> tuple[int, str, int]:
     """Set the comment threads among ``found`` (``[node, boilerplate-named, comment items]``,
-    disjoint) apart from ``root`` when it has an article outside them: removed, their text
+    disjoint) apart from ``root`` when it has an article outside them and the page is no
+    declared discussion (``discussion(thread)``, asked only then): removed, their text
     returned with their size. Otherwise (a forum: the posts are the content) they stay,
     except those named as boilerplate too that hold under ``limit`` of the text, dropped like
     any boilerplate. Returns the size of ``root`` after."""
@@ -385,7 +398,11 @@ def _with_threads(
         or (node.parent is not None and siblings[node.parent.mem_id] >= 2)
     ]
     texts, apart, apart_size = [], set(), 0
-    if threads and has_prose_outside(root, threads):
+    if (
+        threads
+        and has_prose_outside(root, threads)
+        and not (discussion is not None and discussion(threads[0]))
+    ):
         apart = {node.mem_id for node in threads}
         for node in threads:
             node_size = size(node)
@@ -444,10 +461,22 @@ EMBED_CONSENTS = (
     "um eingebettete inhalte anzuzeigen", "ich bin damit einverstanden, dass mir",
 )  # fmt: skip
 EMBED_CHARS = 1000
+# How the skip links of a page's top start ("Skip to main content", "Jump to review", "Zum
+# Inhalt springen"): the links, for keyboard and screen-reader users, to a place further down
+# the page, shown only when focused. A link to a place in the page (``href="#..."``) whose
+# whole text starts so is dropped: on a page whose content a script renders, it is the only
+# text left. (Not "go to": common in prose, it would send many pages through the text nodes.)
+SKIP_LINKS = (
+    "skip to", "skip navigation", "jump to", "zum inhalt", "direkt zum inhalt",
+    "aller au contenu", "passer au contenu", "ir al contenido", "saltar al contenido",
+    "vai al contenuto", "passa al contenuto", "naar de inhoud", "spring til indhold",
+    "hoppa till innehåll", "przejdź do treści", "přejít na obsah", "перейти к содержанию",
+    "本文へ", "跳到主要内容", "본문 바로가기",
+)  # fmt: skip
 # One automaton for all labels, searched in the lower-cased text (a regex alternation of them
 # takes ~5 ms on a page's text, this 0.1 ms)
 _LABEL_SEARCH = AhoCorasick(
-    [*READ_ALSO_LABELS, *AD_LABELS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
+    [*READ_ALSO_LABELS, *AD_LABELS, *SKIP_LINKS, *SUBSCRIBE_CALLS, *EMBED_CONSENTS],
     implementation=Implementation.DFA,
 )
 _CALL_SEARCH = AhoCorasick(SUBSCRIBE_CALLS, implementation=Implementation.DFA)
@@ -465,17 +494,20 @@ def drop_labelled(root: LexborNode) -> int:
     (``AD_LABELS``: "Anzeige", "Sponsored", ...), the box that holds one alone; and the
     largest box of ``TEASER_CHARS`` or fewer around a call to subscribe (``SUBSCRIBE_CALLS``,
     anywhere in a text node: a long paragraph quoting one stays), or of ``EMBED_CHARS`` or
-    fewer around a placeholder's call for consent (``EMBED_CONSENTS``). The number
-    of boxes dropped.
+    fewer around a placeholder's call for consent (``EMBED_CONSENTS``); and the skip links
+    (``SKIP_LINKS``, ``_skip_links``). The number of boxes dropped.
 
-    One search finds whether any label is there (few pages have one), in the few text
-    nodes that can hold one (``walk.label_candidates``); the text nodes are read only then
-    (``_labelled``)."""
-    candidates = walk.label_candidates(root, _LABEL_CHARS, EMBED_CHARS, _FRAGMENT_PAIRS, _FRAGMENTS)
-    if not candidates or not _labelled(" ".join(candidates.lower().split())):
-        return 0
+    One search finds whether any label or skip link is there (few pages have one), in the
+    few text nodes that can hold one (``walk.label_candidates``); the text nodes are read only
+    for a label, the in-page links for a skip link (``_labelled``)."""
+    candidates = walk.label_candidates(
+        root, _LABEL_CHARS, EMBED_CHARS, _FRAGMENT_PAIRS, _FRAGMENTS, _SKIP_PAIRS, _SKIP_BYTES
+    )
+    labelled, skips = _labelled(" ".join(candidates.lower().split()))
+    boxes = _skip_links(root) if skips else []
+    if not labelled:
+        return _drop(boxes)
     root_id = root.mem_id
-    boxes = []
     for node in root.traverse(include_text=True):
         if not node.is_text_node:
             continue
@@ -495,6 +527,11 @@ def drop_labelled(root: LexborNode) -> int:
             continue
         if is_ad or is_call or is_embed or _link_chars(box) >= (size(box) - len(label)) / 2:
             boxes.append(box)
+    return _drop(boxes)
+
+
+def _drop(boxes: list[LexborNode]) -> int:
+    """Remove ``boxes`` (those inside one removed before are gone with it); their number."""
     for box in boxes:
         if box.parent is not None:
             box.decompose()
@@ -543,8 +580,26 @@ def drop_teasers(root: LexborNode) -> int:
     return len(boxes)
 
 
+def _skip_links(root: LexborNode) -> list[LexborNode]:
+    """The skip links inside ``root``: links to a place in the page (``href="#..."``) whose
+    whole text starts as one does (``SKIP_LINKS``), standing apart from any text beside them
+    (a link within a sentence, "you can jump to the end of the list", is read). One CSS
+    query for the in-page links, asked only when the root's text holds such a start."""
+    found = []
+    for link in root.css('a[href^="#"]'):
+        label = " ".join(link.text().split()).lower()
+        if label.startswith(SKIP_LINKS) and not any(
+            side is not None and side.is_text_node and side.text(strip=True)
+            for side in (link.prev, link.next)
+        ):
+            found.append(link)
+    return found
+
+
 _NODE_BREAK = "\x00"  # between the text nodes of a text searched by ``_labelled``
-_LABEL_COUNT = len(READ_ALSO_LABELS) + len(AD_LABELS)  # the automaton's patterns, labels first
+# the automaton's patterns: whole labels first, then the starts of skip links, then the calls
+_SKIP_FROM = len(READ_ALSO_LABELS) + len(AD_LABELS)
+_LABEL_COUNT = _SKIP_FROM + len(SKIP_LINKS)
 _LABEL_CHARS = max(map(len, (*READ_ALSO_LABELS, *AD_LABELS)))
 
 
@@ -559,28 +614,50 @@ def _caseless_part(sentence: str) -> bytes:
     return max((run.encode() for run in runs.split()), key=len)
 
 
+def _pairs(starts: list[bytes]) -> bytes:
+    """The table of the first two bytes of ``starts`` (ASCII lower-cased) that
+    ``walk.label_candidates`` reads: bit ``p & 7`` of byte ``p >> 3`` for the pair ``p``."""
+    table = bytearray(8192)
+    for start in starts:
+        first, second = start[:2].lower()
+        table[first << 5 | second >> 3] |= 1 << (second & 7)
+    return bytes(table)
+
+
 # ``walk.label_candidates``' search for the sentences: a part of each, and their first bytes
 _FRAGMENTS = b"".join(_caseless_part(s) + b"\x00" for s in (*SUBSCRIBE_CALLS, *EMBED_CONSENTS))
-_FRAGMENT_PAIRS = bytearray(8192)
-for _part in _FRAGMENTS.split(b"\x00")[:-1]:
-    _FRAGMENT_PAIRS[(_part[0] << 8 | _part[1]) >> 3] |= 1 << (_part[1] & 7)
-_FRAGMENT_PAIRS = bytes(_FRAGMENT_PAIRS)
+_FRAGMENT_PAIRS = _pairs(_FRAGMENTS.split(b"\x00")[:-1])
+# ... and the first bytes of a skip link's start, in each capitalisation, and how many bytes
+# of a text node's start to search for one
+_SKIP_SPELLINGS = [
+    spelling.encode()
+    for start in SKIP_LINKS
+    for spelling in dict.fromkeys([start, start.upper(), start.capitalize(), start.title()])
+]
+_SKIP_PAIRS = _pairs(_SKIP_SPELLINGS)
+_SKIP_BYTES = max(map(len, _SKIP_SPELLINGS))
 
 
-def _labelled(text: str) -> bool:
+def _labelled(text: str) -> tuple[bool, bool]:
     """Whether ``text`` (text nodes lower-cased, separated by ``_NODE_BREAK``, their
     whitespace runs one space) has a text node that ``drop_labelled`` looks at: one that is a
-    label whole, or holds a call to subscribe or for consent. A label's word inside a sentence
-    ("tags", "themen", "related") is no reason to read every text node."""
+    label whole, or holds a call to subscribe or for consent; and whether one starts as a skip
+    link does. A label's word inside a sentence ("tags", "themen", "related") is no reason to read
+    every text node."""
+    labelled = skips = False
     for pattern, start, end in _LABEL_SEARCH.find_matches_as_indexes(text, overlapping=True):
         if pattern >= _LABEL_COUNT:
-            return True
-        stop = text.find(_NODE_BREAK, end)
-        node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
-        label = " ".join(node.split()).rstrip(":").strip()
-        if label in _READ_ALSO_SET or label in _AD_SET:
-            return True
-    return False
+            labelled = True
+        elif pattern >= _SKIP_FROM:  # (at the start of its text node)
+            skips = skips or not text[text.rfind(_NODE_BREAK, 0, start) + 1 : start].strip()
+        elif not labelled:
+            stop = text.find(_NODE_BREAK, end)
+            node = text[text.rfind(_NODE_BREAK, 0, start) + 1 : stop if stop >= 0 else len(text)]
+            label = " ".join(node.split()).rstrip(":").strip()
+            labelled = label in _READ_ALSO_SET or label in _AD_SET
+        if labelled and skips:
+            break
+    return labelled, skips
 
 
 def _link_chars(node: LexborNode) -> int:

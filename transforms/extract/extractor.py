@@ -48,6 +48,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode, create_tag
 
@@ -62,6 +63,7 @@ from transforms.extract.boilerplate import (
     sort_elements,
 )
 from transforms.extract.characters import strip_unwanted_in_node
+from transforms.extract.comments import declares_discussion
 from transforms.extract.layout import drop_page_markers, layout
 from transforms.extract.limits import MAX_HTML_CHARS, MAX_NODES, bound_page
 from transforms.extract.links import document_base
@@ -93,7 +95,7 @@ from transforms.extract.title import (
     read_head,
     similar,
 )
-from transforms.extract.tree import TooComplex, size
+from transforms.extract.tree import MAX_WALK_DEPTH, TooComplex, size
 
 MODES = ("main", "full")
 FORMATS = ("text", "markdown")
@@ -247,8 +249,9 @@ class Extractor:
     ) -> tuple[str, str]:
         """The text of the page's body and of the comment threads set apart from it
         (collecting its first ``<h1>`` texts into ``h1s``, and the texts of its JSON-LD
-        scripts with a headline into ``ld_texts``), links resolved against ``url``; a
-        re-parsed tree (of ``source``, what was parsed) is appended to ``trees``.
+        scripts with a headline or a discussion's type into ``ld_texts``), links resolved
+        against ``url``; a re-parsed tree (of ``source``, what was parsed) is appended to
+        ``trees``.
         ``page_title()``: the ``<title>`` or ``og:title`` without the site's name."""
         main = self.mode == "main"
         body = trees[-1].body
@@ -270,7 +273,10 @@ class Extractor:
             drop_boilerplate(body, main, containers=elements.containers)
             return self._render(body, url), ""
         render = functools.partial(self._render, url=url)
-        text, comments, removed = _main_text(body, render, elements, page_title=page_title)
+        ld_texts = ld_texts if ld_texts is not None else []
+        text, comments, removed = _main_text(
+            body, render, elements, page_title=page_title, ld_texts=ld_texts
+        )
         if dropped + removed > SECOND_OPINION_DROPPED * len(text):
             # Second opinion: most of the page's text was dropped as hidden or as boilerplate.
             # Without those cuts, is there clearly more prose? (streamed apps park the article
@@ -279,7 +285,7 @@ class Extractor:
             elements = sort_elements(body)
             drop_furniture(body, [], main, keep_hidden=True, elements=elements)
             other, other_comments, _ = _main_text(
-                body, render, elements, relaxed=True, page_title=page_title
+                body, render, elements, relaxed=True, page_title=page_title, ld_texts=ld_texts
             )
             if prose_mass(other, text) > SECOND_OPINION_GAIN * prose_mass(text) + PROSE_CHARS:
                 return other, other_comments
@@ -319,13 +325,16 @@ def _paused_collector() -> Iterator[None]:
         gc.enable()
 
 
-def _once(make: Callable[[], str]) -> Callable[[], str]:
+_T = TypeVar("_T")
+
+
+def _once(make: Callable[[], _T]) -> Callable[[], _T]:
     """``make`` called the first time the function returned is, its value kept:
     ``functools.cache`` on a function of no arguments, without the set-up of its wrapper
     (``update_wrapper`` looks for attributes a ``partial`` does not have, 10 us a page)."""
-    kept: list[str] = []
+    kept: list[_T] = []
 
-    def value() -> str:
+    def value() -> _T:
         if not kept:
             kept.append(make())
         return kept[0]
@@ -350,11 +359,27 @@ def _main_text(
     elements: BodyElements,
     relaxed: bool = False,
     page_title: Callable[[], str] = str,
+    ld_texts: list[str] | None = None,
 ) -> tuple[str, str, int]:
     """The main content's text (``render``), the comment threads' text and the length of the
     text dropped as boilerplate, for a ``body`` cleaned of its furniture (``elements``: the
     body's, from ``sort_elements``; ``relaxed``: see ``drop_boilerplate``; ``page_title``: see
-    ``Extractor._extract``)."""
+    ``Extractor._extract``; ``ld_texts``: the page's JSON-LD texts, from ``json_ld_texts``)."""
+    # Whether the page declares itself a forum thread or a question's answers: asked only when
+    # a comment thread would be set apart from a first post long enough to be an article
+    # (most pages never ask). A thread kept so is also why the first post's <article> is not
+    # taken alone (``_main_block``): asking there instead, on every page whose headline has
+    # an <article>, cost 3% of a typical page.
+    declared: list[bool] = []
+
+    def discussion(thread: LexborNode) -> bool:
+        if not declared:
+            declared.append(declares_discussion(thread, ld_texts or []))
+        return declared[0]
+
+    def thread_kept() -> bool:  # a thread stayed for the page's declaration
+        return bool(declared) and declared[0]
+
     # the <article>s of the <h1>s, found before their <header>s may go as boilerplate
     h1s = [node for node in elements.furniture if node.tag_id == _H1 and node.parent is not None]
     articles = headline_articles(h1s)
@@ -371,12 +396,14 @@ def _main_text(
 
     bodies: list[LexborNode] = []
     body_size, comments, removed = drop_boilerplate(
-        body, True, relaxed, elements.containers, bodies
+        body, True, relaxed, elements.containers, bodies, discussion
     )
     links = LinkStats(body)
     marked = marked_article_body(body, links, elements.article_body)
     headline = elements.headline()
-    root = _main_block(body, links, marked, body_size, headline, bodies, articles, titled)
+    root = _main_block(
+        body, links, marked, body_size, headline, bodies, articles, titled, thread_kept
+    )
     lead = None if marked is not None else lead_before(root, links, headline)
     drop_labelled(root)
     drop_teasers(root)
@@ -412,12 +439,15 @@ def _main_block(
     bodies: list[LexborNode] | None = None,
     articles: list[LexborNode] | None = None,
     titled: Callable[[], bool] = bool,
+    thread_kept: Callable[[], bool] = bool,
 ) -> LexborNode:
     """The main block: the one ``marked`` as the article body, else the one chosen by text mass
     and refined to its prose, or the ``headline``'s article beside a box of other articles, or
-    the headline's article inside it (``articles``, ``titled``: ``scoring.article_within``), or the
-    one box in it named as the article's body (``bodies``; see ``scoring``); its link lists
-    pruned."""
+    the headline's article inside it (``articles``, ``titled``: ``scoring.article_within``),
+    or, when a comment thread stayed because the page declares itself a discussion
+    (``thread_kept()``), the box holding both that article (its first post) and the block
+    chosen (the replies), or the one box in it
+    named as the article's body (``bodies``; see ``scoring``); its link lists pruned."""
     root = marked
     if root is None:
         root = choose_root(body, links, body_size)
@@ -426,15 +456,34 @@ def _main_block(
         else:
             root = main_within(root, links) or root
         root = refine_to_prose(root, links)
-        root = (
-            headline_article(root, headline)
-            or article_within(root, articles or [], links, titled)
-            or root
+        article = headline_article(root, headline) or article_within(
+            root, articles or [], links, titled
         )
+        if article is not None:
+            # on a forum, the headline's article is the first post: the content with the
+            # replies, not without them (the smallest box holding both)
+            root = _around(article, root) if thread_kept() else article
         if bodies:
             root = named_body(root, bodies, links) or root
     prune_link_lists(root, links)
     return root
+
+
+def _around(node: LexborNode, other: LexborNode) -> LexborNode:
+    """The smallest element holding both ``node`` and ``other`` (either, if one holds the
+    other)."""
+    above, up = set(), node
+    while up is not None:
+        above.add(up.mem_id)
+        up = up.parent
+        if len(above) > MAX_WALK_DEPTH:
+            raise TooComplex("content nested too deep")
+    up, steps = other, 0
+    while up is not None and up.mem_id not in above:
+        up, steps = up.parent, steps + 1
+        if steps > MAX_WALK_DEPTH:
+            raise TooComplex("content nested too deep")
+    return up if up is not None else other
 
 
 def _words(node: LexborNode) -> str:

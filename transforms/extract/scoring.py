@@ -7,7 +7,8 @@
    body's weight: walk down from ``<body>`` into the child holding that majority while there
    is one. Articles end at their body; forums, listings and product pages (many similar
    blocks) end at the blocks' container. Being a majority, the root is unique.
-   An element marked up as the one ``itemprop="articleBody"`` is taken as is. When no child
+   An element marked up as the one ``itemprop="articleBody"`` is taken as is, unless its item
+   is a forum post (``DiscussionForumPosting``: the first post of a thread). When no child
    of the body holds two thirds, the page's one ``<main>`` is the root if it holds more than
    half (``MAIN_SHARE``): the rest is many small boxes (popups, menus, notices). When a
    wrapper holds the two thirds and the page's one ``<main>`` inside it holds ``PROSE_SHARE``
@@ -19,7 +20,8 @@
    ``OTHER_ARTICLES`` or more ``<article>`` elements but not the page's headline (its first
    ``<h1>``), and the headline sits in an ``<article>`` with a paragraph of prose, that
    ``<article>`` is the content: the root lists other articles (related posts, more stories)
-   that outweigh a short one.
+   that outweigh a short one. (On a page declared a forum thread, the headline's article is
+   the first post: the box holding it and the replies is taken; ``extractor._main_block``.)
    **The headline's article wins inside the root** when it holds two thirds of its prose
    (``HEADLINE_PROSE_SHARE``; teasers and lists of other stories beside a short article), or
    when its headline is the page's title and another ``<article>`` with an ``<h1>`` of its
@@ -56,6 +58,7 @@ from collections.abc import Callable
 from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
+from transforms.extract.comments import DISCUSSION_TYPES, item_types
 from transforms.extract.names import boilerplate_names
 from transforms.extract.prose import PROSE_CHARS, holds_prose, text_weight
 from transforms.extract.tree import MAX_MEASURED, MAX_WALK_DEPTH, TooComplex, Tree, size
@@ -147,13 +150,22 @@ class LinkStats(Tree):
 def marked_article_body(
     body: LexborNode, links: LinkStats, marked: list[LexborNode] | None = None
 ) -> LexborNode | None:
-    """The one element marked up as the article body (schema.org microdata), if any.
-    ``marked``: the body's elements so marked (``BodyElements.article_body``), if known."""
+    """The one element marked up as the article body (schema.org microdata), if any, unless
+    it is a forum post's (``_of_forum_post``). ``marked``: the body's elements so marked
+    (``BodyElements.article_body``), if known."""
     # (of those marked, the ones still in the tree)
     nodes = body.css('[itemprop="articleBody" i]') if marked is None else walk.attached(marked)
-    if len(nodes) == 1 and links.size(nodes[0]) > 0:
+    if len(nodes) == 1 and links.size(nodes[0]) > 0 and not _of_forum_post(nodes[0]):
         return nodes[0]
     return None
+
+
+def _of_forum_post(node: LexborNode) -> bool:
+    """Whether ``node``'s item (the nearest ``itemtype`` around it) is a forum post
+    (``comments.DISCUSSION_TYPES``' ``DiscussionForumPosting``): its ``articleBody`` is the
+    thread's first post, and the replies after it are content too."""
+    types = item_types(node)
+    return bool(types) and DISCUSSION_TYPES[0] in types[0]
 
 
 def choose_root(body: LexborNode, links: LinkStats, body_size: int | None = None) -> LexborNode:

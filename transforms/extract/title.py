@@ -30,6 +30,7 @@ from selectolax.lexbor import LexborNode, create_tag
 
 from transforms.extract import walk
 from transforms.extract.characters import strip_unwanted_in_node
+from transforms.extract.comments import DISCUSSION_TYPES
 
 MAX_TITLE_CHARS = 1000
 _SPACES = re.compile(r"\s+")
@@ -207,14 +208,17 @@ def read_head(head: LexborNode | None) -> tuple[str, dict[str, str], list[Lexbor
 
 
 def json_ld_texts(nodes: Iterable[LexborNode]) -> list[str]:
-    """The texts of the JSON-LD scripts among ``nodes`` that hold a ``headline`` (their
-    ``type`` read without an attribute dict each: ``walk.attribute_values``)."""
+    """The texts of the JSON-LD scripts among ``nodes`` that hold a ``headline`` or declare a
+    discussion (``comments.DISCUSSION_TYPES``: read by ``comments.declares_discussion``), their
+    ``type`` read without an attribute dict each (``walk.attribute_values``)."""
     scripts = [node for node in nodes if node.tag_id == _SCRIPT]
     texts = []
     for node, values in zip(scripts, walk.attribute_values(scripts, ("type",)), strict=True):
         if values is not None and "ld+json" in (values[0] or "").lower():
             text = node.text()
-            if '"headline"' in text and len(text) <= MAX_JSON_LD_CHARS:
+            if len(text) <= MAX_JSON_LD_CHARS and (
+                '"headline"' in text or any(kind in text for kind in DISCUSSION_TYPES)
+            ):
                 texts.append(text)
     return texts
 

@@ -202,16 +202,13 @@ cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) 
     first[0], last[0] = start, end
 
 
-cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
-    """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
-    off its ends."""
-    cdef size_t start, end
-    cdef Py_ssize_t count
+cdef Py_ssize_t _code_points(const unsigned char *s, size_t start, size_t end) noexcept:
+    """The number of code points of the UTF-8 ``s[start:end]``."""
+    cdef Py_ssize_t count = end - start
     cdef uint64_t word
-    _strip(s, n, &start, &end)
-    count = end - start  # less the continuation bytes (10xxxxxx), eight bytes at a time: one
-    # bit per continuation byte, moved to the byte's low bit and summed into the top byte by
-    # a multiplication (portable: without -mpopcnt, a popcount is a library call)
+    # less the continuation bytes (10xxxxxx), eight bytes at a time: one bit per continuation
+    # byte, moved to the byte's low bit and summed into the top byte by a multiplication
+    # (portable: without -mpopcnt, a popcount is a library call)
     while start + 8 <= end:
         memcpy(&word, s + start, 8)
         word = (word & ~(word << 1) & 0x8080808080808080ULL) >> 7
@@ -222,6 +219,14 @@ cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
             count -= 1
         start += 1
     return count
+
+
+cdef Py_ssize_t _stripped_length(const unsigned char *s, size_t n) noexcept:
+    """The number of code points of the UTF-8 ``s`` once ``str.strip()`` took the whitespace
+    off its ends."""
+    cdef size_t start, end
+    _strip(s, n, &start, &end)
+    return _code_points(s, start, end)
 
 
 cdef inline Py_ssize_t _text_length(walk_node *node) noexcept:
@@ -1481,13 +1486,38 @@ cdef bint _holds_fragment(const unsigned char *s, size_t n, const unsigned char[
     return False
 
 
+cdef inline bint _pair_in(const unsigned char[:] pairs, unsigned char a, unsigned char b) noexcept:
+    cdef unsigned int pair = _fold(a) << 8 | _fold(b)
+    return pairs[pair >> 3] & (1 << (pair & 7))
+
+
+cdef size_t _start_of(const unsigned char *s, size_t first, size_t last, size_t length) noexcept:
+    """Where the first ``length`` bytes of ``s[first:last]`` end, each run of whitespace
+    counted as one byte (as it reads with its whitespace collapsed), at a character's end."""
+    cdef size_t at = first, step
+    cdef Py_ssize_t counted = 0
+    cdef bint space, spaced = False
+    while at < last and counted < <Py_ssize_t> length:
+        step = 1 if s[at] < 0x80 else (2 if s[at] < 0xE0 else (3 if s[at] < 0xF0 else 4))
+        space = Py_UNICODE_ISSPACE(_code_point(s, at, last))
+        if not (space and spaced):
+            counted += 1 if space else step
+        spaced = space
+        at = min(at + step, last)
+    return at
+
+
 def label_candidates(LexborNode root, Py_ssize_t label_chars, Py_ssize_t box_chars,
-                     const unsigned char[:] pairs, const unsigned char[:] fragments) -> str:
+                     const unsigned char[:] pairs, const unsigned char[:] fragments,
+                     const unsigned char[:] starts, size_t start_bytes) -> str:
     """The text nodes of ``root``'s subtree that ``boilerplate.drop_labelled`` could act on,
     joined by NUL characters: those short enough to be a label (``_short``: ``label_chars``),
     and those of ``box_chars`` characters or fewer (the largest box it drops) that hold one of
-    ``fragments`` (``_holds_fragment``). A page's text is mostly neither, so searching these
-    for labels costs a fraction of searching ``root.text()``, and finds the same ones.
+    ``fragments`` (``_holds_fragment``); and of the others, the first ``start_bytes`` bytes
+    (``_start_of``) of those whose text, past its leading whitespace, starts with a pair of
+    bytes of ``starts`` (a table as ``pairs`` is: a skip link's start). A page's text is
+    mostly none of these, so searching them for labels costs a fraction of searching
+    ``root.text()``, and finds the same ones.
 
     ``fragments`` (and ``pairs``: see ``_holds_fragment``) are parts of the sentences looked
     for that lower-case alike in every capitalisation (ASCII, or characters without case): a
@@ -1497,21 +1527,29 @@ def label_candidates(LexborNode root, Py_ssize_t label_chars, Py_ssize_t box_cha
     cdef walk_node *node = top
     cdef walk_text *text
     cdef const unsigned char *s
-    cdef size_t n
+    cdef size_t n, first, last, cut
     out.data, out.length, out.size = NULL, 0, 0
     try:
         while node != NULL:
             if node.local_name == TEXT:
                 text = <walk_text *> node
                 s, n = text.data.data, text.data.length
-                if s != NULL and (
-                    _short(s, n, label_chars)
-                    or (_stripped_length(s, n) <= box_chars
-                        and _holds_fragment(s, n, pairs, fragments))
+                cut = 0
+                if s != NULL:
+                    _strip(s, n, &first, &last)
+                if s == NULL or first == last:
+                    pass
+                elif _short(s + first, last - first, label_chars) or (
+                    _code_points(s, first, last) <= box_chars
+                    and _holds_fragment(s + first, last - first, pairs, fragments)
                 ):
+                    cut = n
+                elif last - first >= 2 and _pair_in(starts, s[first], s[first + 1]):
+                    cut = _start_of(s, first, last, start_bytes)
+                if cut:
                     if out.length:
                         _append(&out, "\x00", 1)
-                    _append(&out, <const char *> s, n)
+                    _append(&out, <const char *> s, cut)
             node = _next_in(node, top)
         return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
     finally:
