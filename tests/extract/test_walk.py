@@ -106,6 +106,7 @@ WORDS = [
     "alpha", "beta", "Ünïcode", "中文字符", "日本語", "한국어", "emoji😀", "&amp;", "&nbsp;", "&lt;b&gt;",
     "tab\there", "line\nbreak", "cr\r\nlf", "\xa0nbsp\xa0", "\u3000ideo\u3000", "\u2003em\u2003",
     "\x1cfs\x1f", "\x85nel", "\u200bzw", "\u2028ls\u2029", "   ", "\n\n", "\t",
+    " " * 17, "\n" + " " * 12 + "\xa0", "\t" + " " * 9,  # (indentation: read 8 bytes at a time)
 ]  # fmt: skip
 ATTRIBUTES = [
     ("class", ["menu", "article-body", "related posts", "", None]),

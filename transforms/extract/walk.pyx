@@ -174,22 +174,37 @@ cdef inline uint32_t _code_point(const unsigned char *s, size_t i, size_t n) noe
     return 0xFFFD
 
 
+cdef unsigned char _ASCII_SPACE[128]  # Py_UNICODE_ISSPACE of each ASCII byte, held here
+for _c in range(128):
+    _ASCII_SPACE[_c] = Py_UNICODE_ISSPACE(_c)
+
+
 cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) noexcept:
     """The bounds ``[first, last)`` of the UTF-8 ``s`` once ``str.strip()`` took the
-    whitespace off its ends (Unicode whitespace, as Python's ``str.isspace`` has it)."""
+    whitespace off its ends (Unicode whitespace, as Python's ``str.isspace`` has it). Runs of
+    spaces (indentation: most of the whitespace between tags) are passed eight at a time."""
     cdef size_t start = 0, end = n, back
+    cdef uint64_t word
+    cdef unsigned char c
     while start < end:
-        if s[start] < 0x80:
-            if not Py_UNICODE_ISSPACE(s[start]):
+        c = s[start]
+        if c < 0x80:
+            if not _ASCII_SPACE[c]:
                 break
             start += 1
+            while start + 8 <= end:
+                memcpy(&word, s + start, 8)
+                if word != 0x2020202020202020ULL:
+                    break
+                start += 8
         elif Py_UNICODE_ISSPACE(_code_point(s, start, n)):
-            start += 2 if s[start] < 0xE0 else (3 if s[start] < 0xF0 else 4)
+            start += 2 if c < 0xE0 else (3 if c < 0xF0 else 4)
         else:
             break
     while end > start:
-        if s[end - 1] < 0x80:
-            if not Py_UNICODE_ISSPACE(s[end - 1]):
+        c = s[end - 1]
+        if c < 0x80:
+            if not _ASCII_SPACE[c]:
                 break
             end -= 1
         else:
@@ -1448,14 +1463,22 @@ cdef bint _short(const unsigned char *s, size_t n, Py_ssize_t most) noexcept:
     is one."""
     cdef size_t i = 0
     cdef Py_ssize_t count = 0
+    cdef unsigned char b
     cdef uint32_t c
     while i < n:
-        c = _code_point(s, i, n)
-        i += 1 if s[i] < 0x80 else (2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4))
-        if c != 58 and not Py_UNICODE_ISSPACE(c):
-            count += 1
-            if count > most:
-                return False
+        b = s[i]
+        if b < 0x80:
+            i += 1
+            if b == 58 or _ASCII_SPACE[b]:
+                continue
+        else:
+            c = _code_point(s, i, n)
+            i += 2 if b < 0xE0 else (3 if b < 0xF0 else 4)
+            if Py_UNICODE_ISSPACE(c):
+                continue
+        count += 1
+        if count > most:
+            return False
     return count > 0
 
 
@@ -1467,11 +1490,14 @@ cdef bint _holds_fragment(const unsigned char *s, size_t n, const unsigned char[
     rules out most places at one test."""
     cdef size_t i, j, k, total = fragments.shape[0]
     cdef unsigned int pair
+    cdef unsigned char second
     if n < 2:
         return False
+    pair = _fold(s[0])
     for i in range(n - 1):
-        pair = _fold(s[i]) << 8 | _fold(s[i + 1])
-        if not pairs[pair >> 3] & (1 << (pair & 7)):
+        second = _fold(s[i + 1])
+        pair = (pair << 8 | second) & 0xFFFF
+        if not pairs[pair >> 3] & (1 << (second & 7)):
             continue
         k = 0
         while k < total:  # each fragment in turn, from k to its NUL
