@@ -501,9 +501,9 @@ def drop_labelled(root: LexborNode) -> int:
     few text nodes that can hold one (``walk.label_candidates``); the text nodes are read only
     for a label, the in-page links for a skip link (``_labelled``)."""
     candidates = walk.label_candidates(
-        root, _LABEL_CHARS, EMBED_CHARS, _FRAGMENT_PAIRS, _FRAGMENTS, _SKIP_PAIRS, _SKIP_BYTES
+        root, _LABEL_CHARS, EMBED_CHARS, *_FRAGMENT_SEARCH, *_SKIP_SEARCH, _SKIP_BYTES
     )
-    labelled, skips = _labelled(" ".join(candidates.lower().split()))
+    labelled, skips = _labelled(candidates.lower())
     boxes = _skip_links(root) if skips else []
     if not labelled:
         return _drop(boxes)
@@ -603,39 +603,57 @@ _LABEL_COUNT = _SKIP_FROM + len(SKIP_LINKS)
 _LABEL_CHARS = max(map(len, (*READ_ALSO_LABELS, *AD_LABELS)))
 
 
-def _caseless_part(sentence: str) -> bytes:
-    """The longest word-long run of ``sentence`` (lower-case) in characters that every
+def _caseless_part(text: str) -> str:
+    """The longest word-long run of ``text`` (lower-case) in characters that every
     capitalisation spells alike once its ASCII is lower-cased: ASCII letters and characters
-    without case ("suite" of "la suite est réservée ..."), as UTF-8. Not across a space: a
-    page may space its words with any whitespace."""
+    without case ("suite" of "la suite est réservée ..."). Not across a space: a page may
+    space its words with any whitespace."""
     runs = "".join(
-        c if (c.isascii() or c.lower() == c.upper()) and not c.isspace() else " " for c in sentence
+        c if (c.isascii() or c.lower() == c.upper()) and not c.isspace() else " " for c in text
     )
-    return max((run.encode() for run in runs.split()), key=len)
+    return max(runs.split(), key=lambda run: len(run.encode()), default="")
 
 
-def _pairs(starts: list[bytes]) -> bytes:
-    """The table of the first two bytes of ``starts`` (ASCII lower-cased) that
-    ``walk.label_candidates`` reads: bit ``p & 7`` of byte ``p >> 3`` for the pair ``p``."""
+def _search(parts: list[bytes]) -> tuple[bytes, bytes]:
+    """``walk.label_candidates``' form of ``parts`` (lower-case bytes): a table of their first
+    two bytes (bit ``p & 7`` of byte ``p >> 3`` for the pair ``p``), and the parts, each
+    ended by a NUL."""
     table = bytearray(8192)
-    for start in starts:
-        first, second = start[:2].lower()
+    for part in parts:
+        first, second = part[:2]
         table[first << 5 | second >> 3] |= 1 << (second & 7)
-    return bytes(table)
+    return bytes(table), b"".join(part + b"\x00" for part in parts)
 
 
-# ``walk.label_candidates``' search for the sentences: a part of each, and their first bytes
-_FRAGMENTS = b"".join(_caseless_part(s) + b"\x00" for s in (*SUBSCRIBE_CALLS, *EMBED_CONSENTS))
-_FRAGMENT_PAIRS = _pairs(_FRAGMENTS.split(b"\x00")[:-1])
-# ... and the first bytes of a skip link's start, in each capitalisation, and how many bytes
-# of a text node's start to search for one
-_SKIP_SPELLINGS = [
-    spelling.encode()
-    for start in SKIP_LINKS
-    for spelling in dict.fromkeys([start, start.upper(), start.capitalize(), start.title()])
-]
-_SKIP_PAIRS = _pairs(_SKIP_SPELLINGS)
-_SKIP_BYTES = max(map(len, _SKIP_SPELLINGS))
+def _caseless_prefix(word: str) -> str:
+    """The start of ``word`` up to its first character with case beyond ASCII."""
+    for i, c in enumerate(word):
+        if not (c.isascii() or c.lower() == c.upper()):
+            return word[:i]
+    return word
+
+
+def _skip_keys(start: str) -> list[bytes]:
+    """What a text node must start with to start as ``start`` (a skip link's start) does, in
+    any capitalisation: its first word up to a character with case beyond ASCII ("przejd" of
+    "przejdź"), or where that is shorter than two bytes, the first two bytes of each of its
+    spellings ("п" and "П" of "перейти")."""
+    word = start.split()[0]
+    prefix = _caseless_prefix(word).encode()
+    if len(prefix) >= 2:
+        return [prefix.lower()]
+    return sorted({w.encode()[:2].lower() for w in (word, word.upper(), word.capitalize())})
+
+
+# ``walk.label_candidates``' searches: a part of each sentence anywhere in a text node, and
+# the start of each skip link at the start of one; how many bytes of that start to read
+_FRAGMENT_SEARCH = _search(
+    [_caseless_part(s).encode() for s in (*SUBSCRIBE_CALLS, *EMBED_CONSENTS)]
+)
+_SKIP_SEARCH = _search(sorted({key for start in SKIP_LINKS for key in _skip_keys(start)}))
+_SKIP_BYTES = max(
+    len(spelling.encode()) for start in SKIP_LINKS for spelling in (start, start.upper())
+)
 
 
 def _labelled(text: str) -> tuple[bool, bool]:

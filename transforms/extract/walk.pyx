@@ -1512,9 +1512,46 @@ cdef bint _holds_fragment(const unsigned char *s, size_t n, const unsigned char[
     return False
 
 
-cdef inline bint _pair_in(const unsigned char[:] pairs, unsigned char a, unsigned char b) noexcept:
-    cdef unsigned int pair = _fold(a) << 8 | _fold(b)
-    return pairs[pair >> 3] & (1 << (pair & 7))
+cdef bint _starts_with_one(const unsigned char *s, size_t n, const unsigned char[:] pairs,
+                           const unsigned char[:] keys) noexcept:
+    """Whether ``s`` starts with one of ``keys`` (lower-case bytes, each ended by a NUL) once
+    its ASCII capitals are lower-cased; ``pairs`` as for ``_holds_fragment``."""
+    cdef size_t j, k = 0, total = keys.shape[0]
+    cdef unsigned int pair
+    if n < 2:
+        return False
+    pair = _fold(s[0]) << 8 | _fold(s[1])
+    if not pairs[pair >> 3] & (1 << (pair & 7)):
+        return False
+    while k < total:
+        j = 0
+        while keys[k + j] != 0 and j < n and _fold(s[j]) == keys[k + j]:
+            j += 1
+        if keys[k + j] == 0:
+            return True
+        while keys[k] != 0:
+            k += 1
+        k += 1
+    return False
+
+
+cdef int _append_collapsed(walk_buffer *out, const unsigned char *s, size_t n) except -1:
+    """Append the UTF-8 ``s`` with each run of whitespace made one space."""
+    cdef size_t i = 0, kept = 0, step  # (s[kept:i]: bytes read, not yet appended)
+    cdef bint space, spaced = False
+    while i < n:
+        step = 1 if s[i] < 0x80 else (2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4))
+        step = min(step, n - i)
+        space = _ASCII_SPACE[s[i]] if s[i] < 0x80 else Py_UNICODE_ISSPACE(_code_point(s, i, n))
+        if space:
+            _append(out, <const char *> s + kept, i - kept)
+            if not spaced:
+                _append(out, " ", 1)
+            kept = i + step
+        spaced = space
+        i += step
+    _append(out, <const char *> s + kept, n - kept)
+    return 0
 
 
 cdef size_t _start_of(const unsigned char *s, size_t first, size_t last, size_t length) noexcept:
@@ -1535,19 +1572,21 @@ cdef size_t _start_of(const unsigned char *s, size_t first, size_t last, size_t 
 
 def label_candidates(LexborNode root, Py_ssize_t label_chars, Py_ssize_t box_chars,
                      const unsigned char[:] pairs, const unsigned char[:] fragments,
-                     const unsigned char[:] starts, size_t start_bytes) -> str:
+                     const unsigned char[:] start_pairs, const unsigned char[:] starts,
+                     size_t start_bytes) -> str:
     """The text nodes of ``root``'s subtree that ``boilerplate.drop_labelled`` could act on,
-    joined by NUL characters: those short enough to be a label (``_short``: ``label_chars``),
-    and those of ``box_chars`` characters or fewer (the largest box it drops) that hold one of
-    ``fragments`` (``_holds_fragment``); and of the others, the first ``start_bytes`` bytes
-    (``_start_of``) of those whose text, past its leading whitespace, starts with a pair of
-    bytes of ``starts`` (a table as ``pairs`` is: a skip link's start). A page's text is
-    mostly none of these, so searching them for labels costs a fraction of searching
-    ``root.text()``, and finds the same ones.
+    each run of their whitespace one space, joined by NUL characters: those short enough to
+    be a label (``_short``: ``label_chars``), and those of ``box_chars`` characters or fewer
+    (the largest box it drops) that hold one of ``fragments`` (``_holds_fragment``); and of
+    the others, the first ``start_bytes`` bytes (``_start_of``) of those whose text, past its
+    leading whitespace, starts with one of ``starts`` (``_starts_with_one``: a skip link's
+    start). A page's text is mostly none of these, so searching them for labels costs a
+    fraction of searching ``root.text()``, and finds the same ones.
 
-    ``fragments`` (and ``pairs``: see ``_holds_fragment``) are parts of the sentences looked
-    for that lower-case alike in every capitalisation (ASCII, or characters without case): a
-    sentence in capitals holds its fragment in capitals, which this finds."""
+    ``fragments`` and ``starts`` (and ``pairs``, ``start_pairs``: see ``_holds_fragment``)
+    are parts of the sentences looked for that lower-case alike in every capitalisation
+    (ASCII, or characters without case): a sentence in capitals holds its part in capitals,
+    which this finds."""
     cdef walk_buffer out
     cdef walk_node *top = root.node
     cdef walk_node *node = top
@@ -1569,13 +1608,13 @@ def label_candidates(LexborNode root, Py_ssize_t label_chars, Py_ssize_t box_cha
                     _code_points(s, first, last) <= box_chars
                     and _holds_fragment(s + first, last - first, pairs, fragments)
                 ):
-                    cut = n
-                elif last - first >= 2 and _pair_in(starts, s[first], s[first + 1]):
+                    cut = last
+                elif _starts_with_one(s + first, last - first, start_pairs, starts):
                     cut = _start_of(s, first, last, start_bytes)
                 if cut:
                     if out.length:
                         _append(&out, "\x00", 1)
-                    _append(&out, <const char *> s, cut)
+                    _append_collapsed(&out, s + first, cut - first)
             node = _next_in(node, top)
         return PyUnicode_DecodeUTF8(out.data, out.length, "replace")
     finally:
