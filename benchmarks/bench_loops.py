@@ -6,8 +6,9 @@ Every loop reads the same records with the job's own reader (``read_file``) and 
 - ``floor``: read, decode and parse with Lexbor (the bytes of plain UTF-8 pages, as the job
   does), all timed: no extraction and no writing, the limit of this design;
 - ``extractor``: only the ``Extractor`` call is timed, given a plain UTF-8 page's bytes as the
-  job gives them (``utf8=``, so the parser does not encode the text again); decoding and ftfy
-  repair around it are timed separately in the same pass, so the cost of each step is known;
+  job gives them (``utf8=``, so the parser does not encode the text again); decoding, ftfy
+  repair and the language of title and text (every row of the job has one) around it are
+  timed separately in the same pass, so the cost of each step is known;
 - ``resiliparse`` and ``trafilatura``: only the peer's call is timed, on the same decoded text.
 
 Each loop runs in its own process (``python -m benchmarks.bench_loops NAME ...``) so that its
@@ -76,12 +77,15 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
     """Run loop ``name`` over the documents of ``paths`` (the first ``limit`` when > 0)."""
     from selectolax.lexbor import LexborHTMLParser
 
+    from transforms import language
     from transforms.extract.repair import repair_text
 
+    if name == "extractor":
+        language.load_model()  # (as the job's workers do, before the first page)
     release_large_blocks()  # as the job's workers do, so that memory compares like for like
     call = None if name == "floor" else _peer(name)
     base_rss = rss_mb()
-    timers = {"read": 0.0, "decode": 0.0, "parse": 0.0, "extract": 0.0, "repair": 0.0}
+    timers = dict.fromkeys(["read", "decode", "parse", "extract", "repair", "language"], 0.0)
     documents = rejected = 0
     extract_cpu = 0.0
     rss_at_mark = None
@@ -118,9 +122,12 @@ def run_loop(name: str, paths: list[str], limit: int = 0) -> dict:
             extract_cpu += time.process_time() - c2
             timers["extract"] += t3 - t2
             if name == "extractor":
-                repair_text(result.text)
-                repair_text(result.title)
-                timers["repair"] += time.perf_counter() - t3
+                text, title = repair_text(result.text), repair_text(result.title)
+                t4 = time.perf_counter()
+                timers["repair"] += t4 - t3
+                if text.strip():  # as clean_record does
+                    language.identify(title, text)
+                timers["language"] += time.perf_counter() - t4
         if documents == MEMORY_MARK:
             rss_at_mark = rss_mb()
     wall, cpu = time.perf_counter() - wall_start, time.process_time() - cpu_start
