@@ -22,7 +22,9 @@ Lexbor's node structures directly and never change the tree:
 - ``holds_prose``: whether a subtree has an element whose own text is a paragraph of prose
   (``prose``), weighed on the bytes;
 - ``mojibake_found``: ftfy's mojibake pattern searched only where a match can be (a string
-  function, not a walk: ``repair.looks_like_mojibake``).
+  function, not a walk: ``repair.looks_like_mojibake``);
+- ``label_candidates``: the few text nodes ``boilerplate.drop_labelled`` could act on, for
+  its search of labels, calls and skip links (a page's whole text, searched, cost 5% of it).
 
 The facts a rule needs per element (tag id, text length, link text, attributes, hidden-ness)
 are each one call here, on any node: a new rule builds on these rather than on ``text()`` or
