@@ -603,14 +603,17 @@ _LABEL_COUNT = _SKIP_FROM + len(SKIP_LINKS)
 _LABEL_CHARS = max(map(len, (*READ_ALSO_LABELS, *AD_LABELS)))
 
 
+def _caseless(c: str) -> bool:
+    """Whether every capitalisation spells ``c`` alike once its ASCII is lower-cased."""
+    return c.isascii() or c.lower() == c.upper()
+
+
 def _caseless_part(text: str) -> str:
     """The longest word-long run of ``text`` (lower-case) in characters that every
     capitalisation spells alike once its ASCII is lower-cased: ASCII letters and characters
     without case ("suite" of "la suite est réservée ..."). Not across a space: a page may
     space its words with any whitespace."""
-    runs = "".join(
-        c if (c.isascii() or c.lower() == c.upper()) and not c.isspace() else " " for c in text
-    )
+    runs = "".join(c if _caseless(c) and not c.isspace() else " " for c in text)
     return max(runs.split(), key=lambda run: len(run.encode()), default="")
 
 
@@ -628,7 +631,7 @@ def _search(parts: list[bytes]) -> tuple[bytes, bytes]:
 def _caseless_prefix(word: str) -> str:
     """The start of ``word`` up to its first character with case beyond ASCII."""
     for i, c in enumerate(word):
-        if not (c.isascii() or c.lower() == c.upper()):
+        if not _caseless(c):
             return word[:i]
     return word
 

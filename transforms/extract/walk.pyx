@@ -181,6 +181,16 @@ for _c in range(128):
     _ASCII_SPACE[_c] = Py_UNICODE_ISSPACE(_c)
 
 
+cdef inline size_t _width(unsigned char lead) noexcept:
+    """The length of the UTF-8 sequence that starts with the byte ``lead``."""
+    return 1 if lead < 0x80 else (2 if lead < 0xE0 else (3 if lead < 0xF0 else 4))
+
+
+cdef inline bint _space_at(const unsigned char *s, size_t i, size_t n) noexcept:
+    """Whether the character at ``s[i]`` is whitespace, as ``str.isspace`` has it."""
+    return _ASCII_SPACE[s[i]] if s[i] < 0x80 else Py_UNICODE_ISSPACE(_code_point(s, i, n))
+
+
 cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) noexcept:
     """The bounds ``[first, last)`` of the UTF-8 ``s`` once ``str.strip()`` took the
     whitespace off its ends (Unicode whitespace, as Python's ``str.isspace`` has it). Runs of
@@ -200,7 +210,7 @@ cdef void _strip(const unsigned char *s, size_t n, size_t *first, size_t *last) 
                     break
                 start += 8
         elif Py_UNICODE_ISSPACE(_code_point(s, start, n)):
-            start += 2 if c < 0xE0 else (3 if c < 0xF0 else 4)
+            start += _width(c)
         else:
             break
     while end > start:
@@ -1246,7 +1256,7 @@ cdef bint _own_text_is_prose(walk_node *node, double prose, double cjk_weight,
                     if ranges[r, 0] <= cp <= ranges[r, 1]:
                         cjk += 1
                         break
-                i += 2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4)
+                i += _width(s[i])
         child = child.next
     if ascii:
         return False
@@ -1465,69 +1475,29 @@ cdef bint _short(const unsigned char *s, size_t n, Py_ssize_t most) noexcept:
     is one."""
     cdef size_t i = 0
     cdef Py_ssize_t count = 0
-    cdef unsigned char b
-    cdef uint32_t c
+    cdef bint counted
     while i < n:
-        b = s[i]
-        if b < 0x80:
-            i += 1
-            if b == 58 or _ASCII_SPACE[b]:
-                continue
-        else:
-            c = _code_point(s, i, n)
-            i += 2 if b < 0xE0 else (3 if b < 0xF0 else 4)
-            if Py_UNICODE_ISSPACE(c):
-                continue
-        count += 1
-        if count > most:
-            return False
+        counted = s[i] != 58 and not _space_at(s, i, n)
+        i += _width(s[i])
+        if counted:
+            count += 1
+            if count > most:
+                return False
     return count > 0
 
 
-cdef bint _holds_fragment(const unsigned char *s, size_t n, const unsigned char[:] pairs,
-                          const unsigned char[:] fragments) noexcept:
-    """Whether ``s`` holds one of ``fragments`` (lower-case bytes, each ended by a NUL) once
-    its ASCII capitals are lower-cased; ``pairs`` has the bit of each fragment's first two
-    bytes set (bit ``p & 7`` of byte ``p >> 3`` for the pair ``p = b0 << 8 | b1``), which
-    rules out most places at one test."""
-    cdef size_t i, j, k, total = fragments.shape[0]
-    cdef unsigned int pair
-    cdef unsigned char second
-    if n < 2:
-        return False
-    pair = _fold(s[0])
-    for i in range(n - 1):
-        second = _fold(s[i + 1])
-        pair = (pair << 8 | second) & 0xFFFF
-        if not pairs[pair >> 3] & (1 << (second & 7)):
-            continue
-        k = 0
-        while k < total:  # each fragment in turn, from k to its NUL
-            j = 0
-            while fragments[k + j] != 0 and i + j < n and _fold(s[i + j]) == fragments[k + j]:
-                j += 1
-            if fragments[k + j] == 0:
-                return True
-            while fragments[k] != 0:
-                k += 1
-            k += 1
-    return False
+cdef inline bint _in_pairs(const unsigned char[:] pairs, unsigned int pair) noexcept:
+    return pairs[pair >> 3] & (1 << (pair & 7))
 
 
-cdef bint _starts_with_one(const unsigned char *s, size_t n, const unsigned char[:] pairs,
-                           const unsigned char[:] keys) noexcept:
-    """Whether ``s`` starts with one of ``keys`` (lower-case bytes, each ended by a NUL) once
-    its ASCII capitals are lower-cased; ``pairs`` as for ``_holds_fragment``."""
+cdef bint _key_at(const unsigned char *s, size_t i, size_t n,
+                  const unsigned char[:] keys) noexcept:
+    """Whether one of ``keys`` (lower-case bytes, each ended by a NUL) starts at ``s[i]``
+    once the ASCII capitals of ``s`` are lower-cased."""
     cdef size_t j, k = 0, total = keys.shape[0]
-    cdef unsigned int pair
-    if n < 2:
-        return False
-    pair = _fold(s[0]) << 8 | _fold(s[1])
-    if not pairs[pair >> 3] & (1 << (pair & 7)):
-        return False
-    while k < total:
+    while k < total:  # each key in turn, from k to its NUL
         j = 0
-        while keys[k + j] != 0 and j < n and _fold(s[j]) == keys[k + j]:
+        while keys[k + j] != 0 and i + j < n and _fold(s[i + j]) == keys[k + j]:
             j += 1
         if keys[k + j] == 0:
             return True
@@ -1537,14 +1507,37 @@ cdef bint _starts_with_one(const unsigned char *s, size_t n, const unsigned char
     return False
 
 
+cdef bint _holds_fragment(const unsigned char *s, size_t n, const unsigned char[:] pairs,
+                          const unsigned char[:] fragments) noexcept:
+    """Whether ``s`` holds one of ``fragments`` (``_key_at``); ``pairs`` has the bit of each
+    fragment's first two bytes set (bit ``p & 7`` of byte ``p >> 3`` for the pair
+    ``p = b0 << 8 | b1``), which rules out most places at one test."""
+    cdef size_t i
+    cdef unsigned int pair
+    if n < 2:
+        return False
+    pair = _fold(s[0])
+    for i in range(n - 1):
+        pair = (pair << 8 | _fold(s[i + 1])) & 0xFFFF
+        if _in_pairs(pairs, pair) and _key_at(s, i, n, fragments):
+            return True
+    return False
+
+
+cdef bint _starts_with_one(const unsigned char *s, size_t n, const unsigned char[:] pairs,
+                           const unsigned char[:] keys) noexcept:
+    """Whether ``s`` starts with one of ``keys`` (``_key_at``); ``pairs`` as for
+    ``_holds_fragment``."""
+    return n >= 2 and _in_pairs(pairs, _fold(s[0]) << 8 | _fold(s[1])) and _key_at(s, 0, n, keys)
+
+
 cdef int _append_collapsed(walk_buffer *out, const unsigned char *s, size_t n) except -1:
     """Append the UTF-8 ``s`` with each run of whitespace made one space."""
     cdef size_t i = 0, kept = 0, step  # (s[kept:i]: bytes read, not yet appended)
     cdef bint space, spaced = False
     while i < n:
-        step = 1 if s[i] < 0x80 else (2 if s[i] < 0xE0 else (3 if s[i] < 0xF0 else 4))
-        step = min(step, n - i)
-        space = _ASCII_SPACE[s[i]] if s[i] < 0x80 else Py_UNICODE_ISSPACE(_code_point(s, i, n))
+        step = min(_width(s[i]), n - i)
+        space = _space_at(s, i, n)
         if space:
             _append(out, <const char *> s + kept, i - kept)
             if not spaced:
@@ -1563,8 +1556,8 @@ cdef size_t _start_of(const unsigned char *s, size_t first, size_t last, size_t 
     cdef Py_ssize_t counted = 0
     cdef bint space, spaced = False
     while at < last and counted < <Py_ssize_t> length:
-        step = 1 if s[at] < 0x80 else (2 if s[at] < 0xE0 else (3 if s[at] < 0xF0 else 4))
-        space = Py_UNICODE_ISSPACE(_code_point(s, at, last))
+        step = _width(s[at])
+        space = _space_at(s, at, last)
         if not (space and spaced):
             counted += 1 if space else step
         spaced = space
