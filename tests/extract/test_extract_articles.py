@@ -48,6 +48,12 @@ def blog_post(comments: str) -> str:
     )
 
 
+def assert_thread_set_apart(result) -> None:
+    """The post whole in the text; its 12 comments ("canker") in the comments, not the text."""
+    assert all(p in result.text for p in POST) and "canker" not in result.text
+    assert result.comments.count("canker") == 12
+
+
 # --- comment threads -------------------------------------------------------------------------
 
 
@@ -73,8 +79,7 @@ def test_a_comment_thread_longer_than_the_post_is_set_apart():
 )
 def test_comment_threads_are_found_by_their_names_in_several_languages(container: str):
     result = extract(blog_post(wordpress_comments(12, container)))
-    assert all(p in result.text for p in POST) and "canker" not in result.text
-    assert result.comments.count("canker") == 12
+    assert_thread_set_apart(result)
 
 
 def test_schema_org_comments_without_comment_names_are_a_thread():
@@ -84,8 +89,7 @@ def test_schema_org_comments_without_comment_names_are_a_thread():
         for i in range(12)
     )
     result = extract(blog_post(f"<div>{items}</div>"))
-    assert all(p in result.text for p in POST) and "canker" not in result.text
-    assert result.comments.count("canker") == 12
+    assert_thread_set_apart(result)
 
 
 def test_a_forum_thread_without_an_article_stays_the_main_text():
@@ -110,8 +114,7 @@ def test_an_article_in_one_wrapper_per_paragraph_still_sets_the_thread_apart():
     paragraphs = "".join(f"<div class='block'><div><div><p>{p}</p></div></div></div>" for p in POST)
     html = page(f"<div class='post'>{paragraphs}</div>{wordpress_comments(12)}")
     result = extract(html)
-    assert all(p in result.text for p in POST) and "canker" not in result.text
-    assert result.comments.count("canker") == 12
+    assert_thread_set_apart(result)
 
 
 def test_an_opinion_piece_named_kommentar_is_not_a_comment_thread():
@@ -131,8 +134,7 @@ def test_a_thread_laid_out_in_grid_columns_is_set_apart():
     )
     thread = f'<ul class="comments-list comments-container columns is-multiline">{items}</ul>'
     result = extract(blog_post(thread))
-    assert all(p in result.text for p in POST) and "canker" not in result.text
-    assert result.comments.count("canker") == 12
+    assert_thread_set_apart(result)
 
 
 FORUM_ITEM = 'itemscope itemtype="https://schema.org/DiscussionForumPosting"'
@@ -194,8 +196,7 @@ def test_a_declared_forum_thread_keeps_its_replies_beside_a_long_first_post(decl
 
 def test_an_undeclared_thread_beside_a_long_first_post_is_set_apart():
     result = extract(forum_thread())
-    assert all(p in result.text for p in POST) and "canker" not in result.text
-    assert result.comments.count("canker") == 12
+    assert_thread_set_apart(result)
 
 
 def test_a_question_page_with_its_answers_marked_up_sets_the_remarks_apart():
