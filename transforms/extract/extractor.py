@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode, create_tag
+from selectolax.lexbor import LexborDocumentOptions, LexborHTMLParser, LexborNode, create_tag
 
 from transforms.decode import decode_text, utf8_form, utf8_source
 from transforms.extract.boilerplate import (
@@ -118,6 +118,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 _INVISIBLE = ", ".join(INVISIBLE_TAGS)
 _H1 = create_tag("h1").tag_id  # (a tag id is read from the node; a tag name is decoded)
+# Parsed without Lexbor's DOM mutation events: the side effects a browser applies to the tree,
+# such as the chosen <option> copied into <selectedcontent> (text the page would hold twice).
+# The parse and every decompose() then skip a callback per node.
+_parse = functools.partial(LexborHTMLParser, options=LexborDocumentOptions.WO_EVENTS)
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ class Extractor:
         source, truncated = bound_page(
             html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes
         )
-        tree = LexborHTMLParser(source)
+        tree = _parse(source)
         html_title, metas, head_scripts = read_head(tree.head)
         h1s: list[str] = []
         # JSON-LD scripts: the head's here, the body's as the body is sorted out (_extract)
@@ -295,7 +299,7 @@ class Extractor:
     def _reparse(trees: list[LexborHTMLParser], source: bytes, noscript: bool) -> LexborNode:
         """The body of a new parse of ``source`` (appended to ``trees``), with the content
         of ``<noscript>`` elements unwrapped if ``noscript``."""
-        tree = LexborHTMLParser(source)
+        tree = _parse(source)
         if noscript:
             tree.unwrap_tags(["noscript"])
         trees.append(tree)
@@ -413,7 +417,7 @@ def _main_text(
     elif lead_html and lead_words not in (words := " ".join(text.split())):
         # the standfirst under the article's headline (the page's title, maybe reworded or
         # cut short, or the page has none), left out of the root
-        lead_text = render(LexborHTMLParser(lead_html).body)
+        lead_text = render(_parse(lead_html).body)
         if (
             lead_text
             and " ".join(lead_text.split()) not in words
