@@ -27,6 +27,7 @@ setup(
     ext_modules=[
         Extension("transforms.extract.walk", ["transforms/extract/walk.pyx"]),
         Extension("transforms.extract.tags", ["transforms/extract/tags.pyx"]),
+        Extension("transforms.extract.rawtext", ["transforms/extract/rawtext.pyx"]),
         Extension("transforms.decode.utf8", ["transforms/decode/utf8.pyx"]),
     ],
     install_requires=[

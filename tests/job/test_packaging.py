@@ -176,4 +176,6 @@ def test_the_sdist_workers_install_from_carries_the_extensions_source(tmp_path):
             next(m for m in tar.getmembers() if m.name.endswith("/pyproject.toml"))
         )
         assert b"Cython" in pyproject.read()
-    assert "transforms/extract/walk.pyx" in names
+    sources = {str(path.relative_to(ROOT)) for path in ROOT.glob("transforms/*/*.pyx")}
+    assert "transforms/extract/walk.pyx" in sources
+    assert sources <= names

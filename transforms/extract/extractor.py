@@ -207,7 +207,7 @@ class Extractor:
         elif utf8 is None and html is not None:
             utf8 = _utf8(html)
         source, truncated = bound_page(
-            html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes
+            html, utf8, max_chars=self.max_html_chars, max_nodes=self.max_nodes, drop_scripts=True
         )
         tree = _parse(source)
         html_title, metas, head_scripts = read_head(tree.head)
