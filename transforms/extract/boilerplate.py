@@ -20,9 +20,10 @@
   article's text (``drop_teasers``).
 
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
-text, or if its name (a hidden class aside) also has a content word (article, main, content,
-...), since sites put such names on page-wide wrappers ("main has-sidebar", "article
-modal-enabled"). A dialog (ARIA role ``dialog``) or a box named for cookies or consent stays
+text (a box hidden by its class, only when the page has no article outside it: beside one,
+it is hidden for what it is, a comparison of products or a tab), or if its name (a hidden
+class aside) also has a content word (article, main, content, ...), since sites put such
+names on page-wide wrappers ("main has-sidebar", "article modal-enabled"). A dialog (ARIA role ``dialog``) or a box named for cookies or consent stays
 only if it holds 90% of the text, as a ``<dialog>`` does: consent managers fill one with
 pages of legal prose beside a short article. One holding an ``<h1>`` or an ``<article>`` (an
 article shown in a modal, a page wrapper with a class such as "has-cookie-notice") is guarded
@@ -331,7 +332,10 @@ def drop_boilerplate(
         elif (
             up is None
             and boilerplate
-            and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
+            and (
+                _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
+                or (name in hidden_named and _hidden_beside_an_article(node, root, doomed))
+            )
             and not (node.tag_id in _GUARDED_IDS and holds_prose(node))
         ):
             doomed[nid] = node
@@ -361,6 +365,18 @@ def _small_enough(
     ):
         return False
     return node.css_first(_DIALOG_CONTENT) is None
+
+
+def _hidden_beside_an_article(
+    node: LexborNode, root: LexborNode, doomed: dict[int, LexborNode]
+) -> bool:
+    """Whether ``node``, a box hidden by its class that holds half of ``root``'s text or more,
+    goes all the same: the page has an article outside it (``has_prose_outside``, boxes
+    already doomed not counted). Half the page is kept hidden for pages whose visible text is
+    a shell (an app parks the article there until a script shows it); beside a visible
+    article, a hidden box is hidden for what it is (a comparison of products, a tab, a
+    panel), however long."""
+    return has_prose_outside(root, [node, *doomed.values()])
 
 
 def _heads_a_section(header: LexborNode) -> bool:
