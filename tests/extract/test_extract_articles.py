@@ -1021,6 +1021,36 @@ def test_a_skip_link_alone_on_a_page_a_script_renders_goes(label: str):
     assert extract(html).text == ""
 
 
+UTILITY_BAR = (
+    "<div class='utility'><span>Support</span><ul><li><a href='/support'>Support Center</a>"
+    "</li><li><a href='/aviation'>Aviation Support</a></li><li><a href='/marine'>Marine "
+    "Support</a></li></ul><a href='/cart'>0 Total items in cart: 0</a></div>"
+)
+MEGA_MENU = "<nav><ul>" + "<li><a href='/c'>Smartwatches and more</a></li>" * 40 + "</ul></nav>"
+
+
+@pytest.mark.parametrize("main", ["<main id='main'></main>", "<div role='main'> </div>"])
+def test_a_banner_beside_an_empty_main_on_a_page_a_script_renders_goes(main: str):
+    # the listing comes with the page's script: its banner's menus and utility links are all
+    # there is besides the footer
+    html = page(f"<header>{MEGA_MENU}{UTILITY_BAR}</header>{main}<footer>{MEGA_MENU}</footer>")
+    assert extract(html).text == ""
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "<header>{bar}</header>{items}",  # no main landmark: nothing says the content is absent
+        "<header>{bar}</header><main>{items}</main>",  # a main that holds text
+        "<header>{bar}{items}<main></main></header>",  # a header wrapped around the page
+    ],
+)
+def test_a_banner_holding_the_page_stays_unless_beside_an_empty_main(layout: str):
+    items = "<ul>" + "".join(f"<li><a href='/p{i}'>Watch {i}</a></li>" for i in range(3)) + "</ul>"
+    html = page(layout.format(bar=UTILITY_BAR, items=items))
+    assert "Support Center" in extract(html).text
+
+
 def test_skip_links_to_parts_of_the_article_go():
     paragraphs = "".join(f"<p>{p}</p>" for p in POST)
     html = page(
