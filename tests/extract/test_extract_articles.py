@@ -474,6 +474,35 @@ def test_an_article_hidden_by_its_class_is_kept_when_it_is_the_page():
     assert all(p in result.text for p in POST)
 
 
+def comparison_panel() -> str:
+    """A panel comparing products, hidden by its class until a button opens it: longer than
+    the rest of the page."""
+    cards = "".join(
+        f"<div class='product-info-card'><h3>Model {i}</h3><p>Model {i} brings deep bass, a "
+        "battery that lasts for days and a fit that stays put, so every workout, commute and "
+        "couch session sounds the way it should.</p><ul>"
+        + "".join(f"<li>Feature {j} of model {i}</li>" for j in range(8))
+        + "</ul></div>"
+        for i in range(6)
+    )
+    return f"<div class='comparison-section hidden'>{cards}</div>"
+
+
+def test_a_hidden_box_over_half_the_page_goes_beside_a_visible_article():
+    # a shop's collection page: its copy and questions answered are visible, a comparison of
+    # its products (hidden until asked for) holds most of the page's text
+    copy = "".join(f"<p>{p}</p>" for p in POST[:2])
+    result = extract(page(f"<main><div class='intro'>{copy}</div>{comparison_panel()}</main>"))
+    assert all(p in result.text for p in POST[:2]) and "Feature" not in result.text
+
+
+def test_a_hidden_box_over_half_the_page_stays_beside_one_visible_paragraph():
+    # one paragraph beside it (a teaser, a note) is no article: the hidden box may be the page
+    story = "".join(f"<p>{p}</p>" for p in POST[1:])
+    result = extract(page(f"<p>{POST[0]}</p><div class='story hidden'>{story}</div>"))
+    assert all(p in result.text for p in POST[1:])
+
+
 def test_the_tooltips_of_an_articles_buttons_are_dropped():
     # each button's tooltip says, in a sentence, that the feature needs an account
     tip = "<div class='container'><p>記事に『リアクション』ができます。ご利用には会員登録が必要です。</p></div>"
@@ -990,6 +1019,36 @@ def test_a_skip_link_alone_on_a_page_a_script_renders_goes(label: str):
         "<div id='shopify-section-header'></div><main id='MainContent'></main>"
     )
     assert extract(html).text == ""
+
+
+UTILITY_BAR = (
+    "<div class='utility'><span>Support</span><ul><li><a href='/support'>Support Center</a>"
+    "</li><li><a href='/aviation'>Aviation Support</a></li><li><a href='/marine'>Marine "
+    "Support</a></li></ul><a href='/cart'>0 Total items in cart: 0</a></div>"
+)
+MEGA_MENU = "<nav><ul>" + "<li><a href='/c'>Smartwatches and more</a></li>" * 40 + "</ul></nav>"
+
+
+@pytest.mark.parametrize("main", ["<main id='main'></main>", "<div role='main'> </div>"])
+def test_a_banner_beside_an_empty_main_on_a_page_a_script_renders_goes(main: str):
+    # the listing comes with the page's script: its banner's menus and utility links are all
+    # there is besides the footer
+    html = page(f"<header>{MEGA_MENU}{UTILITY_BAR}</header>{main}<footer>{MEGA_MENU}</footer>")
+    assert extract(html).text == ""
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "<header>{bar}</header>{items}",  # no main landmark: nothing says the content is absent
+        "<header>{bar}</header><main>{items}</main>",  # a main that holds text
+        "<header>{bar}{items}<main></main></header>",  # a header wrapped around the page
+    ],
+)
+def test_a_banner_holding_the_page_stays_unless_beside_an_empty_main(layout: str):
+    items = "<ul>" + "".join(f"<li><a href='/p{i}'>Watch {i}</a></li>" for i in range(3)) + "</ul>"
+    html = page(layout.format(bar=UTILITY_BAR, items=items))
+    assert "Support Center" in extract(html).text
 
 
 def test_skip_links_to_parts_of_the_article_go():

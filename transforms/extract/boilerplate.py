@@ -22,11 +22,14 @@
 Whatever is dropped by attributes is guarded: it stays if it holds half of the page's
 text, or if its name (a hidden class aside) also has a content word (article, main, content,
 ...), since sites put such names on page-wide wrappers ("main has-sidebar", "article
-modal-enabled"). A dialog (ARIA role ``dialog``) or a box named for cookies or consent stays
-only if it holds 90% of the text, as a ``<dialog>`` does: consent managers fill one with
-pages of legal prose beside a short article. One holding an ``<h1>`` or an ``<article>`` (an
-article shown in a modal, a page wrapper with a class such as "has-cookie-notice") is guarded
-like the rest.
+modal-enabled"). Not so a box hidden by its class when the page has an article outside it
+(beside one, it is hidden for what it is: a comparison of products, a tab), nor a
+``<header>`` holding no prose beside an empty main landmark (the page is a shell a script
+fills: its banner is no content). A dialog (ARIA role ``dialog``) or a box named for cookies
+or consent stays only if it holds 90% of the text, as a ``<dialog>`` does: consent managers
+fill one with pages of legal prose beside a short article. One holding an ``<h1>`` or an
+``<article>`` (an article shown in a modal, a page wrapper with a class such as
+"has-cookie-notice") is guarded like the rest.
 
 Comment threads are not guarded so: one longer than the article is still set apart from it,
 when the page has an article and does not declare itself a forum thread (see ``comments``);
@@ -76,6 +79,8 @@ _DIALOG_CONTENT = "h1, article"
 # A <header>'s scope: the nearest of these ancestors; in the last two, it heads content.
 _SECTIONING = frozenset({"body", "article", "aside", "nav", "section", "main"})
 _SECTION_CONTENT = frozenset({"section", "main"})
+# The page's main landmarks: an empty one beside a banner marks a page a script renders.
+_MAIN_LANDMARKS = 'main, [role="main"]'
 _SECTIONING_IDS = frozenset(create_tag(tag).tag_id for tag in _SECTIONING)
 _SECTION_CONTENT_IDS = frozenset(create_tag(tag).tag_id for tag in _SECTION_CONTENT)
 _ARTICLE = create_tag("article").tag_id
@@ -331,7 +336,11 @@ def drop_boilerplate(
         elif (
             up is None
             and boilerplate
-            and _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
+            and (
+                _small_enough(node, (node_size := size(node)), before, nid in dialogs, name)
+                or (name in hidden_named and _hidden_beside_an_article(node, root, doomed))
+                or (node.tag_id == _HEADER and _banner_beside_an_empty_main(node, root))
+            )
             and not (node.tag_id in _GUARDED_IDS and holds_prose(node))
         ):
             doomed[nid] = node
@@ -361,6 +370,32 @@ def _small_enough(
     ):
         return False
     return node.css_first(_DIALOG_CONTENT) is None
+
+
+def _hidden_beside_an_article(
+    node: LexborNode, root: LexborNode, doomed: dict[int, LexborNode]
+) -> bool:
+    """Whether ``node``, a box hidden by its class that holds half of ``root``'s text or more,
+    goes all the same: the page has an article outside it (``has_prose_outside``, boxes
+    already doomed not counted). Half the page is kept hidden for pages whose visible text is
+    a shell (an app parks the article there until a script shows it); beside a visible
+    article, a hidden box is hidden for what it is (a comparison of products, a tab, a
+    panel), however long."""
+    return has_prose_outside(root, [node, *doomed.values()])
+
+
+def _banner_beside_an_empty_main(header: LexborNode, root: LexborNode) -> bool:
+    """Whether ``header``, holding half of ``root``'s text or more, is a page banner beside
+    an empty main landmark (``<main>``, ``role="main"``; none holding text, none inside the
+    header): the page is a shell whose content a script renders, and its banner's menus and
+    utility links are no content, however much of what is left they are. (A ``<header>``
+    wrapped around the whole page holds its ``<main>``.)"""
+    mains = root.css(_MAIN_LANDMARKS)
+    return (
+        bool(mains)
+        and not any(main.text(strip=True) for main in mains)
+        and header.css_first(_MAIN_LANDMARKS) is None
+    )
 
 
 def _heads_a_section(header: LexborNode) -> bool:
