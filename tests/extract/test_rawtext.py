@@ -96,6 +96,8 @@ def test_generated_pages_keep_their_tree():
         (b"<textarea><script>x</script></textarea>", None),
         (b"<title><style>x</style></title>", None),
         (b"<svg><script>a<b>x</b></script></svg>", None),  # markup inside SVG's script
+        (b"<svg><title>Icon</title><path d=M0/></svg><script>x</script>", b"<svg><title>Icon</title><path d=M0/></svg><script></script>"),
+        (b"<svg><title><b>x</b></title></svg><script>x</script>", None),  # (HTML in a title: stop)
         (b"<svg><style>x</style></svg><style>y</style>", b"<svg><style>x</style></svg><style></style>"),
         (b"<frameset><script>a</script>", None),  # the start tag is ignored: its text is text
         (b"<plaintext><script>a</script>", None),

@@ -413,7 +413,8 @@ def drop_script_text(bytes data):
                     if not closed:
                         svg += kind == _SVG
                         math += kind == _MATH
-                        points += (svg or math) and kind & _POINT
+                        if (svg > 0 or math > 0) and (kind & _POINT) != 0:
+                            points += 1
                     kind &= ~_POINT
                     if kind == _SCRIPT:
                         text_end = _script_end(p, n, end)
