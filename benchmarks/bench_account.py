@@ -5,12 +5,12 @@
 Runs ``clean_record`` (what the crash guard's child runs on every record) over the candidate
 records of the given WARC files, with a CPU timer (``time.process_time``, so other processes
 on a shared machine do not count) wrapped around each step it calls: HTTP parsing, content
-decoding, the HTML check, the charset chain, the caps, the parse, the extractor's own work,
-ftfy repair and language identification. Each step's time is its own, without the steps it
-calls, so the column adds up to the whole ``clean_record``. The steps are the real functions,
-patched in place for the run: a change to the job's code is measured as it is, never re-spelled
-here. Reading the WARC and writing Parquet are timed around the same loop; the guard's and
-Beam's share is what a job run costs beyond this (``make bench``).
+decoding, the HTML check, the charset chain, the caps (and the cut of script text), the parse,
+the extractor's own work, ftfy repair and language identification. Each step's time is its
+own, without the steps it calls, so the column adds up to the whole ``clean_record``. The steps
+are the real functions, patched in place for the run: a change to the job's code is measured
+as it is, never re-spelled here. Reading the WARC and writing Parquet are timed around the same
+loop; the guard's and Beam's share is what a job run costs beyond this (``make bench``).
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ STEPS = [
     (document, "decode_body", "content decoding"),
     (document, "require_html", "HTML check"),
     (document, "decode_text", "charset"),
-    (extractor, "bound_page", "caps"),
-    (extractor, "LexborHTMLParser", "parse"),
+    (extractor, "bound_page", "caps, script text cut"),
+    (extractor, "_parse", "parse"),
     (extractor, "repair_text", "ftfy"),
     (language, "identify", "language"),
 ]

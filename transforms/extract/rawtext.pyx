@@ -30,17 +30,7 @@ A script whose start tag may say ``ld+json`` keeps its text (``title.json_ld_tex
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.stdlib cimport free, realloc
-from libc.stdint cimport uint64_t
 from libc.string cimport memchr, memcmp, memcpy
-
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long x) nogil  # (one instruction on x86-64 and ARM)
-
-
-DEF _NEAR = 64
-cdef uint64_t _ONES = 0x0101010101010101ULL
-cdef uint64_t _HIGH = 0x8080808080808080ULL
 
 # what the scan does at the end of a start tag in HTML content, by tag name
 DEF _OTHER = 0
@@ -110,25 +100,12 @@ cdef inline Py_ssize_t _alpha_end(const unsigned char* p, Py_ssize_t n, Py_ssize
 
 
 cdef inline Py_ssize_t _find(const unsigned char* p, Py_ssize_t n, Py_ssize_t i, unsigned char c) noexcept nogil:
-    """The index of the first ``c`` at or after ``i``, or ``n``. Most searches end within a
-    few words (the close of an attribute's value, the next tag), where a call to memchr costs
-    more than the search: the first ``_NEAR`` bytes are read a word at a time here."""
+    """The index of the first ``c`` at or after ``i``, or ``n``."""
     cdef const unsigned char* q
-    cdef Py_ssize_t near = i + _NEAR
-    cdef uint64_t word, x, found, pattern = c * _ONES
-    while i + 8 <= n:
-        memcpy(&word, p + i, 8)
-        x = word ^ pattern  # a byte equal to c is now zero
-        found = (x - _ONES) & ~x & _HIGH  # exact up to the first zero byte, which is enough
-        if found:
-            return i + (__builtin_ctzll(found) >> 3)
-        i += 8
-        if i >= near:
-            q = <const unsigned char*>memchr(p + i, c, n - i)
-            return n if q == NULL else q - p
-    while i < n and p[i] != c:
-        i += 1
-    return i if i < n else n
+    if i >= n:
+        return n
+    q = <const unsigned char*>memchr(p + i, c, n - i)
+    return n if q == NULL else q - p
 
 
 cdef inline bint _end_tag(const unsigned char* p, Py_ssize_t n, Py_ssize_t i, const char* name) noexcept nogil:
