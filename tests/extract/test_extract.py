@@ -2,10 +2,12 @@
 
 import codecs
 import json
+import random
 
 import pytest
 
 from transforms.extract import Extracted, Extractor, extract
+from transforms.extract.title import _ASCII_SEPARATORS, _SEPARATORS
 
 PROSE = (
     "This paragraph is the body of the article and carries most of the words on the page, "
@@ -222,6 +224,16 @@ def test_title_reconciles_title_og_title_and_h1(title, head, h1, expected):
     assert (
         extract(page(body, title=title, head=head), "https://example-news.com/a").title == expected
     )
+
+
+def test_the_ascii_separators_split_an_ascii_title_as_the_full_pattern_does():
+    rng = random.Random(7)
+    pieces = ["News", "a-b", " ", "  ", "\t", "|", "-", ":", "::", "/", "~", "_", "=", "x", "\x1c"]
+    titles = ["Story | Site", "A - B :: C", "x/y / z", "Q:A", "a ~ b"] + [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)
+    ]
+    for title in titles:
+        assert _ASCII_SEPARATORS.split(title) == _SEPARATORS.split(title), title
 
 
 def test_logo_h1_with_the_site_name_is_not_the_title():
