@@ -4,12 +4,13 @@ pruned to nothing, ruby readings, a teaser beside the article, a Japanese shop i
 
 from __future__ import annotations
 
+import random
 from urllib.parse import quote
 
 import pytest
 
 from transforms.extract import extract
-from transforms.extract.prose import is_prose, text_weight
+from transforms.extract.prose import CJK_RANGES, PROSE_CHARS, PROSE_CJK_CHARS, is_prose, text_weight
 
 POST = [
     f"Paragraph {i} of the post explains how to prune apple trees in winter: which branches "
@@ -412,6 +413,15 @@ def test_prose_is_measured_the_same_in_every_script():
     assert text_weight("国" * 60) == pytest.approx(200)
     assert text_weight("한국어" * 20) == pytest.approx(200)
     assert text_weight("ภาษาไทย" * 10) == 70  # Thai letters count one each, like Latin
+    # mixed scripts (60 characters or more): each CJK character counted, wherever its run starts
+    rng = random.Random(3)
+    pieces = ["国", "語", "。", "한", "ｱ", "ä", "x", " ", "Ж", "\u3000", "\uffef", "\u2fff"]
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(60, 120)))
+        cjk = sum(lo <= ord(c) <= hi for c in text for lo, hi in CJK_RANGES)
+        assert text_weight(text) == pytest.approx(
+            len(text) + cjk * (PROSE_CHARS / PROSE_CJK_CHARS - 1)
+        )
 
 
 # --- the second opinion ----------------------------------------------------------------------

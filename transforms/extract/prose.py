@@ -30,6 +30,9 @@ CJK_RANGES = (
     (0xFF00, 0xFFEF),
 )
 _CJK = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in CJK_RANGES) + "]")
+# CJK characters are counted by the run: a list of one string a character costs 15 times as
+# much on CJK text
+_CJK_RUN = re.compile(_CJK.pattern + "+")
 _CJK_WEIGHT = PROSE_CHARS / PROSE_CJK_CHARS - 1  # what a CJK character weighs over one
 # Elements whose own text (without their child elements) can be a paragraph: a <div> or a
 # <td> holding text broken by <br> is as much a paragraph as a <p>.
@@ -42,7 +45,10 @@ def text_weight(text: str) -> float:
     n = len(text)
     if n < PROSE_CJK_CHARS or text.isascii():
         return n
-    return n + _CJK_WEIGHT * len(_CJK.findall(text))
+    first = _CJK.search(text)
+    if first is None:
+        return n
+    return n + _CJK_WEIGHT * sum(map(len, _CJK_RUN.findall(text, first.start())))
 
 
 def is_prose(text: str) -> bool:
