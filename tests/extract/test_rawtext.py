@@ -26,9 +26,9 @@ PAGES = 4000
 PIECES = [
     # scripts and styles, their ends in every spelling
     "<script>", "<SCRIPT type='module'>", "<script type=\"application/ld+json\">",
-    "<script type=application/LD+JSON>", "<script type='ld&plus;json'>", "<script/>", "<scripts>", "</script>", "</SCRIPT >",
-    "</script/>", "</script x='>'>", "</scripty>", "</script", "<style>", "<style media=\"a>b\">",
-    "</style>", "</STYLE\t>", "</styles>",
+    "<script type=application/LD+JSON>", "<script type='ld&plus;json'>", "<script/>",
+    "<scripts>", "</script>", "</SCRIPT >", "</script/>", "</script x='>'>", "</scripty>",
+    "</script", "<style>", "<style media=\"a>b\">", "</style>", "</STYLE\t>", "</styles>",
     # what a script's escaped states read
     "<!--", "-->", "--!>", "<!-->", "<!--->", "-", "--", "<!", "<!-", "</", "<",
     # elements whose text is never markup

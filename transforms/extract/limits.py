@@ -744,8 +744,9 @@ def bound_page(
     UTF-8 bytes to parse, and whether a bound changed them; with ``drop_scripts``, without the
     text of scripts and styles where they make much of the page (see the module's docstring).
     ``utf8``, if given, must be ``text.encode("utf-8")``: the tags are counted on it, and it is
-    parsed as it is when no bound changes the page. ``text`` may be None when ``utf8`` is valid UTF-8: the page's text
-    is then made only if a bound needs it (see ``transforms.decode.utf8_source``)."""
+    parsed as it is when no bound changes the page. ``text`` may be None when ``utf8`` is valid
+    UTF-8: the page's text is then made only if a bound needs it (see
+    ``transforms.decode.utf8_source``)."""
     if text is None and len(utf8) > max_chars:  # (never fewer bytes than characters)
         text = utf8.decode("utf-8", "replace")
     html, cut = _cap_chars(text, max_chars) if text is not None else (None, False)
