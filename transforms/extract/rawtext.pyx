@@ -42,14 +42,13 @@ DEF _SVG = 5
 DEF _MATH = 6
 DEF _POINT = 8  # a flag: SVG's and MathML's elements whose content is read as HTML
 
-# a script's states (the standard's "script data" states)
+# a script's states (the standard's "script data" states): data, escaped and double escaped,
+# each of the last two plus 1 after a "-" and plus 2 after "--"
 DEF _DATA = 0
 DEF _ESCAPED = 1
-DEF _ESCAPED_DASH = 2
-DEF _ESCAPED_DASH_DASH = 3
 DEF _DOUBLE = 4
-DEF _DOUBLE_DASH = 5
-DEF _DOUBLE_DASH_DASH = 6
+DEF _DASH = 1
+DEF _DASH_DASH = 2
 
 
 # Byte classes, one load a byte: HTML whitespace (the input stream turns CR into LF before the
@@ -108,11 +107,23 @@ cdef inline Py_ssize_t _find(const unsigned char* p, Py_ssize_t n, Py_ssize_t i,
     return n if q == NULL else q - p
 
 
-cdef inline bint _end_tag(const unsigned char* p, Py_ssize_t n, Py_ssize_t i, const char* name) noexcept nogil:
-    """Whether the bytes at ``i`` (just after "</") close an element named ``name``: the name,
-    then whitespace, "/" or ">" (at the end of the page they are text)."""
-    cdef Py_ssize_t end = _alpha_end(p, n, i)
-    return end < n and _ends_name(p[end]) and _named(p + i, end - i, name)
+cdef inline Py_ssize_t _name_end(
+    const unsigned char* p, Py_ssize_t n, Py_ssize_t i, const unsigned char* name, Py_ssize_t length
+) noexcept nogil:
+    """Where the tag name at ``i`` ends (the whitespace, "/" or ">" after it) if its letters
+    spell the ``length`` letters at ``name``, ASCII case ignored; else -1 (a name that runs to
+    the end of the page is text)."""
+    cdef Py_ssize_t end = _alpha_end(p, n, i), k
+    if end - i != length or end == n or not _ends_name(p[end]):
+        return -1
+    for k in range(length):
+        if (p[i + k] | 0x20) != (name[k] | 0x20):
+            return -1
+    return end
+
+
+cdef inline Py_ssize_t _script_name_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    return _name_end(p, n, i, <const unsigned char*>b"script", 6)
 
 
 cdef Py_ssize_t _comment_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
@@ -177,14 +188,16 @@ cdef Py_ssize_t _tag_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i, bin
     return -1
 
 
-cdef Py_ssize_t _raw_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i, const char* name) noexcept nogil:
+cdef Py_ssize_t _raw_end(
+    const unsigned char* p, Py_ssize_t n, Py_ssize_t i, const unsigned char* name, Py_ssize_t length
+) noexcept nogil:
     """Where the text of a style, title, ... element that starts at ``i`` ends: the "<" of its
-    end tag, or ``n``."""
+    end tag (``name``, ``length`` letters: its start tag's), or ``n``."""
     while True:
         i = _find(p, n, i, 60)
         if i + 1 >= n:
             return n
-        if p[i + 1] == 47 and _end_tag(p, n, i + 2, name):
+        if p[i + 1] == 47 and _name_end(p, n, i + 2, name, length) >= 0:
             return i
         i += 1
 
@@ -193,7 +206,7 @@ cdef Py_ssize_t _script_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i) 
     """Where the text of a script that starts at ``i`` ends: the "<" of its ``</script>``, or
     ``n``. Text escaped with "<!--" ends only at a ``</script>`` outside any ``<script>`` it
     opens ("double escaped"); the states are the standard's, spelled out where they differ."""
-    cdef int state = _DATA
+    cdef int state = _DATA, group
     cdef Py_ssize_t end
     cdef unsigned char c
     while i < n:
@@ -202,56 +215,36 @@ cdef Py_ssize_t _script_end(const unsigned char* p, Py_ssize_t n, Py_ssize_t i) 
             if i + 1 >= n:
                 return n
             c = p[i + 1]
-            if c == 47 and _end_tag(p, n, i + 2, b"script"):
+            if c == 47 and _script_name_end(p, n, i + 2) >= 0:
                 return i
             if c == 33 and i + 3 < n and p[i + 2] == 45 and p[i + 3] == 45:  # "<!--"
-                state = _ESCAPED_DASH_DASH
+                state = _ESCAPED + _DASH_DASH
                 i += 4
             else:
                 i += 1
             continue
+        group = _ESCAPED if state < _DOUBLE else _DOUBLE
         c = p[i]
-        if state < _DOUBLE:  # escaped
-            if c == 45:
-                state = _ESCAPED_DASH if state == _ESCAPED else _ESCAPED_DASH_DASH
-                i += 1
-            elif c == 62 and state == _ESCAPED_DASH_DASH:
-                state = _DATA
-                i += 1
-            elif c == 60 and i + 1 < n and p[i + 1] == 47:
-                if _end_tag(p, n, i + 2, b"script"):
-                    return i
-                state = _ESCAPED
-                i += 2
-            elif c == 60 and i + 1 < n and _alpha(p[i + 1]):  # a tag opened inside
-                end = _alpha_end(p, n, i + 1)
-                if end < n and _ends_name(p[end]) and _named(p + i + 1, end - i - 1, b"script"):
-                    state = _DOUBLE
-                    i = end + 1
-                else:
-                    state = _ESCAPED
-                    i = end
-            else:
-                state = _ESCAPED
-                i += 1
-        else:  # double escaped: only a "</script" ends it, back to escaped
-            if c == 45:
-                state = _DOUBLE_DASH if state == _DOUBLE else _DOUBLE_DASH_DASH
-                i += 1
-            elif c == 62 and state == _DOUBLE_DASH_DASH:
-                state = _DATA
-                i += 1
-            elif c == 60 and i + 1 < n and p[i + 1] == 47:
-                end = _alpha_end(p, n, i + 2)
-                if end < n and _ends_name(p[end]) and _named(p + i + 2, end - i - 2, b"script"):
-                    state = _ESCAPED
-                    i = end + 1
-                else:
-                    state = _DOUBLE
-                    i = end
-            else:
-                state = _DOUBLE
-                i += 1
+        if c == 45:  # "-", "--", "---", ...
+            state = group + (_DASH if state == group else _DASH_DASH)
+            i += 1
+        elif c == 62 and state == group + _DASH_DASH:  # "-->": back to plain script text
+            state = _DATA
+            i += 1
+        elif c == 60 and i + 1 < n and p[i + 1] == 47:  # "</": "</script" ends the script
+            # (escaped) or the script it opened (double escaped)
+            end = _script_name_end(p, n, i + 2)
+            if end >= 0 and group == _ESCAPED:
+                return i
+            state = _ESCAPED if end >= 0 else group
+            i = end + 1 if end >= 0 else i + 2
+        elif c == 60 and group == _ESCAPED and i + 1 < n and _alpha(p[i + 1]):
+            end = _script_name_end(p, n, i + 1)  # "<script" opens a script inside
+            state = _DOUBLE if end >= 0 else _ESCAPED
+            i = end + 1 if end >= 0 else i + 1
+        else:
+            state = group
+            i += 1
     return n
 
 
@@ -305,23 +298,6 @@ cdef bint _may_be_json_ld(const unsigned char* p, Py_ssize_t start, Py_ssize_t e
         if (p[i] | 0x20) == 108 and _named(p + i, 7, b"ld+json"):
             return True
     return False
-
-
-cdef const char* _raw_name(const unsigned char* p, Py_ssize_t length) noexcept nogil:
-    """The lower-case name of a ``_STYLE`` or ``_RAW`` tag (its end tag's)."""
-    if _named(p, length, b"style"):
-        return b"style"
-    if _named(p, length, b"title"):
-        return b"title"
-    if _named(p, length, b"textarea"):
-        return b"textarea"
-    if _named(p, length, b"xmp"):
-        return b"xmp"
-    if _named(p, length, b"iframe"):
-        return b"iframe"
-    if _named(p, length, b"noembed"):
-        return b"noembed"
-    return b"noframes"
 
 
 def drop_script_text(bytes data):
@@ -396,7 +372,7 @@ def drop_script_text(bytes data):
                     if kind == _SCRIPT:
                         text_end = _script_end(p, n, end)
                     elif kind == _STYLE or kind == _RAW:
-                        text_end = _raw_end(p, n, end, _raw_name(p + i + 1, name_end - i - 1))
+                        text_end = _raw_end(p, n, end, p + i + 1, name_end - i - 1)
                     else:
                         i = end
                         continue
