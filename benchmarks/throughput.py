@@ -221,9 +221,9 @@ def _ratios(jobs: dict, idle: dict, ext: dict, steady1: dict, steady2: dict, gua
     """Each ratio the issue sets a target for, with its target and whether it is met.
 
     The plain loop is FastWARC reading plus the per-page work the job must do (decode, extract,
-    ftfy, the language of each row), timed by ``benchmarks.bench_loops``; CPU figures count every process of a job run
-    (runner, SDK worker, its cleaning child), wall figures move with the other load on the
-    machine.
+    ftfy, the language of each row), timed by ``benchmarks.bench_loops``; CPU figures count
+    every process of a job run (runner, SDK worker, its cleaning child), wall figures move with
+    the other load on the machine.
     """
     loop_cpu_rate = ext["documents"] / ext["loop_cpu_seconds"]
     loop_wall_rate = ext["documents"] / ext["loop_seconds"]
@@ -385,7 +385,7 @@ def run(args: argparse.Namespace) -> dict:
         _config(
             "read + decode + extract + ftfy + language (plain loop)",
             ext["documents"],
-            t["read"] + t["decode"] + t["extract"] + t["repair"] + t.get("language", 0.0),
+            t["read"] + t["decode"] + t["extract"] + t["repair"] + t["language"],
             ext["loop_cpu_seconds"],
             per_doc,
             None,
